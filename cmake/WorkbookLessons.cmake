@@ -1,0 +1,142 @@
+# The lesson manifest's helpers. lessons/CMakeLists.txt calls add_lesson() once per lesson, in
+# course order; that one list makes the programs, their doctest binaries, their ctest entries, the
+# course run and the site's navigation.
+#
+# add_lesson(<NN-name> TITLE <one line>
+#            [KERNELS <kernel>...]          kernel images the program and its tests load
+#            [EMBED <image file> <symbol>]  an image compiled into the program and its tests
+#            [RUN_ARGS <arg>...]            arguments for the program's run under ctest and the course
+#            [MULTI_DEVICE_SUITES <suite>...])  doctest suites that need two devices
+#
+# For lesson NN-name it builds lessonNN-name from lessons/NN-name/main.cpp and lessonNN_name_tests
+# from tests/lessonNN_name.cpp, and adds these ctest tests, all named lessonNN.*:
+#   lessonNN.run        the program, through the GPU launcher, from a scratch working directory
+#   lessonNN.<suite>    one per TEST_SUITE("<suite>") in the test file, through the GPU launcher
+#   lessonNN.no-driver  the program under the toolkit's stub driver: it must say so and exit 2
+
+set(WORKBOOK_SKIP_CODE 77)
+set(WORKBOOK_EXIT_NO_GPU 2)  # wb::kExitNoGpu in common/workbook.hpp
+set(WORKBOOK_RUN_DIR "${CMAKE_BINARY_DIR}/run")  # lessons run from here, never from the build dir
+file(MAKE_DIRECTORY "${WORKBOOK_RUN_DIR}")
+
+function(_workbook_gpu_test name labels)
+  cmake_parse_arguments(PARSE_ARGV 2 T "" "MIN_DEVICES" "COMMAND")
+  if(NOT T_MIN_DEVICES)
+    set(T_MIN_DEVICES 1)
+  endif()
+  add_test(NAME ${name}
+    COMMAND workbook-gpu-launcher --min-devices ${T_MIN_DEVICES} -- ${T_COMMAND}
+    WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}")
+  set_tests_properties(${name} PROPERTIES
+    LABELS "${labels}" SKIP_RETURN_CODE ${WORKBOOK_SKIP_CODE} TIMEOUT 600)
+endfunction()
+
+function(add_lesson folder)
+  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES")
+  if(NOT folder MATCHES "^([0-9][0-9])-([a-z0-9-]+)$")
+    message(FATAL_ERROR "add_lesson(${folder}): a lesson folder is NN-name, e.g. 05-memory")
+  endif()
+  set(nn "${CMAKE_MATCH_1}")
+  set(slug "${CMAKE_MATCH_2}")
+  string(REPLACE "-" "_" slug_ "${slug}")
+  if(NOT L_TITLE)
+    message(FATAL_ERROR "add_lesson(${folder}): TITLE is required (it heads the lesson in the course)")
+  endif()
+  get_property(previous GLOBAL PROPERTY WORKBOOK_LESSONS)
+  list(LENGTH previous count)
+  math(EXPR expected "${count} + 1")
+  if(NOT nn EQUAL expected)
+    message(FATAL_ERROR "add_lesson(${folder}): lessons are numbered in order; expected ${expected} here")
+  endif()
+
+  set(program_src "${CMAKE_SOURCE_DIR}/lessons/${folder}/main.cpp")
+  set(test_src "${CMAKE_SOURCE_DIR}/tests/lesson${nn}_${slug_}.cpp")
+  foreach(f IN ITEMS "${program_src}" "${test_src}")
+    if(NOT EXISTS "${f}")
+      message(FATAL_ERROR "add_lesson(${folder}): ${f} is missing")
+    endif()
+  endforeach()
+
+  set(program "lesson${nn}-${slug}")
+  set(tests "lesson${nn}_${slug_}_tests")
+  add_executable(${program} "${program_src}")
+  target_link_libraries(${program} PRIVATE workbook::common)
+  add_executable(${tests} "${test_src}")
+  target_link_libraries(${tests} PRIVATE workbook::common workbook::test_main)
+  foreach(kernel IN LISTS L_KERNELS)
+    add_dependencies(${program} kernel-${kernel})
+    add_dependencies(${tests} kernel-${kernel})
+  endforeach()
+  if(L_EMBED)
+    list(GET L_EMBED 0 image)
+    list(GET L_EMBED 1 symbol)
+    workbook_embed_image(${program} "${WORKBOOK_KERNEL_DIR}/${image}" ${symbol})
+    workbook_embed_image(${tests} "${WORKBOOK_KERNEL_DIR}/${image}" ${symbol})
+  endif()
+
+  set(labels "lesson;lesson${nn}")
+  _workbook_gpu_test(lesson${nn}.run "${labels};gpu" COMMAND $<TARGET_FILE:${program}> ${L_RUN_ARGS})
+
+  # One ctest entry per doctest suite, so `ctest -R lessonNN` lists what each part proves.
+  file(READ "${test_src}" test_text)
+  string(REGEX MATCHALL "TEST_SUITE(_BEGIN)?\\(\"[^\"]+\"" suites "${test_text}")
+  if(NOT suites)
+    message(FATAL_ERROR "${test_src}: put the test cases in TEST_SUITE(\"name\") blocks; ctest runs them by suite")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${test_src}")
+  foreach(suite IN LISTS suites)
+    string(REGEX REPLACE "^TEST_SUITE(_BEGIN)?\\(\"([^\"]+)\"$" "\\2" suite "${suite}")
+    set(min 1)
+    if(suite IN_LIST L_MULTI_DEVICE_SUITES)
+      set(min 2)
+    endif()
+    _workbook_gpu_test(lesson${nn}.${suite} "${labels};gpu" MIN_DEVICES ${min}
+      COMMAND $<TARGET_FILE:${tests}> --test-suite=${suite} --no-version)
+  endforeach()
+
+  # Every program, on a machine with no driver, must say why it stopped instead of crashing.
+  if(WORKBOOK_STUB_DRIVER_DIR)
+    add_test(NAME lesson${nn}.no-driver
+      COMMAND "${CMAKE_COMMAND}" "-DLIBRARY_PATH=${WORKBOOK_STUB_DRIVER_DIR}"
+              "-DEXPECT_EXIT=${WORKBOOK_EXIT_NO_GPU}" "-DEXPECT_OUTPUT=stub.*install the NVIDIA driver"
+              "-DPROGRAM=$<TARGET_FILE:${program}>" -P "${CMAKE_SOURCE_DIR}/cmake/ExpectRun.cmake"
+      WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}")
+    set_tests_properties(lesson${nn}.no-driver PROPERTIES LABELS "${labels};cpu")
+  endif()
+
+  set_property(GLOBAL APPEND PROPERTY WORKBOOK_LESSONS "${folder}")
+  set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TITLE "${L_TITLE}")
+  set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_PROGRAM "${program}")
+  set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_ARGS "${L_RUN_ARGS}")
+endfunction()
+
+# Called once after the manifest: checks it against lessons/ and adds the course run and the probe.
+function(workbook_finish_course)
+  get_property(lessons GLOBAL PROPERTY WORKBOOK_LESSONS)
+  file(GLOB entries RELATIVE "${CMAKE_SOURCE_DIR}/lessons" "${CMAKE_SOURCE_DIR}/lessons/*")
+  foreach(entry IN LISTS entries)
+    if(IS_DIRECTORY "${CMAKE_SOURCE_DIR}/lessons/${entry}" AND NOT entry IN_LIST lessons)
+      message(FATAL_ERROR "lessons/${entry} is not in the lesson manifest (lessons/CMakeLists.txt): "
+                          "add it with add_lesson(${entry} TITLE ...) or remove the folder")
+    endif()
+  endforeach()
+
+  list(LENGTH lessons total)
+  set(manifest "")
+  foreach(folder IN LISTS lessons)
+    string(SUBSTRING "${folder}" 0 2 nn)
+    get_property(title GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TITLE)
+    get_property(program GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_PROGRAM)
+    get_property(args GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_ARGS)
+    math(EXPR place "${nn}")
+    string(REPLACE ";" "\t" args "${args}")
+    string(APPEND manifest "[${place}/${total}]\t${program}: ${title}\t$<TARGET_FILE:${program}>\t${args}\n")
+  endforeach()
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/course.tsv" CONTENT "${manifest}")
+
+  add_test(NAME course COMMAND workbook-gpu-launcher --course "${CMAKE_BINARY_DIR}/course.tsv"
+    WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}")
+  set_tests_properties(course PROPERTIES LABELS "course" SKIP_RETURN_CODE ${WORKBOOK_SKIP_CODE} TIMEOUT 1800)
+  add_test(NAME gpu.probe COMMAND workbook-gpu-launcher --probe)
+  set_tests_properties(gpu.probe PROPERTIES LABELS "probe")
+endfunction()

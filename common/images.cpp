@@ -1,0 +1,42 @@
+#include "images.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+namespace wb {
+
+std::string kernelDir() {
+  if (const char* env = std::getenv("CUDA_WORKBOOK_KERNEL_DIR"); env && *env) return env;
+  return WORKBOOK_KERNEL_DIR;
+}
+
+std::string kernelImage(const std::string& file) { return kernelDir() + "/" + file; }
+
+std::string builtArchitectures() { return WORKBOOK_CUDA_ARCHS; }
+
+std::string bytes(std::size_t n) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%zu B", n);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
+  return buf;
+}
+
+std::string hex(unsigned long long v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", v);
+  return buf;
+}
+
+std::string hex(const void* p) { return hex(static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(p))); }
+
+}  // namespace wb

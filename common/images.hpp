@@ -1,0 +1,35 @@
+// Helpers that need no CUDA library: where the kernel images are, readable sizes and handles,
+// a stopwatch. Tests that run without a driver (tests/kernel_images.cpp) use them too.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace wb {
+
+// The folder holding the kernel images: $CUDA_WORKBOOK_KERNEL_DIR if set, else the build's
+// kernels/ folder, baked in as an absolute path so a lesson runs from any working directory.
+std::string kernelDir();
+// kernelDir() + "/" + file, e.g. kernelImage("vector_ops.fatbin").
+std::string kernelImage(const std::string& file);
+// The architectures built into the images, comma-separated ("75,80,86,87,89,90").
+std::string builtArchitectures();
+
+// "512 B", "4.00 KiB", "1.50 GiB".
+std::string bytes(std::size_t n);
+// A handle or address as 0x..., for narration.
+std::string hex(const void* p);
+std::string hex(unsigned long long v);
+
+// Wall-clock milliseconds since construction; steady, so it never goes backwards.
+class Stopwatch {
+ public:
+  double ms() const { return std::chrono::duration<double, std::milli>(Clock::now() - start_).count(); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start_ = Clock::now();
+};
+
+}  // namespace wb

@@ -1,0 +1,39 @@
+#include "workbook.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace wb {
+
+int reportFatal(const DriverError& error) {
+  std::fprintf(stderr, "error: %s\n", error.what());
+  switch (error.code()) {
+    case CUDA_ERROR_STUB_LIBRARY:
+      std::fprintf(stderr,
+                   "The libcuda.so.1 this program loaded is the CUDA toolkit's stub library, not a driver.\n"
+                   "What to do: install the NVIDIA driver, and keep the toolkit's stubs/ folder off "
+                   "LD_LIBRARY_PATH.\n");
+      return kExitNoGpu;
+    case CUDA_ERROR_NO_DEVICE: {
+      const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+      std::fprintf(stderr,
+                   "The driver is loaded but sees no CUDA device%s%s%s.\n"
+                   "What to do: check that nvidia-smi lists a GPU and that CUDA_VISIBLE_DEVICES names it.\n",
+                   visible ? " (CUDA_VISIBLE_DEVICES is '" : "", visible ? visible : "", visible ? "')" : "");
+      return kExitNoGpu;
+    }
+    case CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER:
+    case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+    case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
+      std::fprintf(stderr,
+                   "The installed driver does not match this program (built with CUDA %d.%d).\n"
+                   "What to do: update the NVIDIA driver, or build with the toolkit the driver supports.\n",
+                   CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+      return kExitNoGpu;
+    default:
+      std::fprintf(stderr, "The call above failed; its name and description say why.\n");
+      return kExitDriverError;
+  }
+}
+
+}  // namespace wb

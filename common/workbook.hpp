@@ -1,0 +1,21 @@
+// What every lesson includes: the checked call, the CUDA 12/13 bridges, and the few helpers the
+// lessons share (where the kernel images are, how a fatal error ends a program, readable sizes).
+#pragma once
+
+#include "compat.hpp"
+#include "cuda_check.hpp"
+#include "images.hpp"
+
+
+namespace wb {
+
+// Exit codes of every lesson program.
+constexpr int kExitOk = 0;
+constexpr int kExitDriverError = 1;  // a Driver API call failed: the message names it
+constexpr int kExitNoGpu = 2;        // no usable driver or device: the stub driver, no device, too old a driver
+constexpr int kExitUsage = 64;       // bad command line
+
+// Prints the error and what to do about it to stderr; returns the exit code for main().
+int reportFatal(const DriverError& error);
+
+}  // namespace wb
