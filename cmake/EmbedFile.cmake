@@ -1,6 +1,7 @@
 # cmake -DIN=<file> -DOUT=<file.cpp> -DSYMBOL=<name> -P EmbedFile.cmake
 # Writes the bytes of IN as a C++ array. The array is 64-byte aligned because the driver reads an
 # in-memory fatbin or ELF image in place and expects its headers aligned.
+cmake_minimum_required(VERSION 3.25)
 file(READ "${IN}" hex HEX)
 string(LENGTH "${hex}" hex_length)
 math(EXPR size "${hex_length} / 2")

@@ -2,6 +2,7 @@
 #       -DEXPECT_OUTPUT=<regex> -P ExpectRun.cmake
 # Runs a program (with LIBRARY_PATH first on LD_LIBRARY_PATH) and checks both its exit code and
 # its output, which a plain ctest PASS_REGULAR_EXPRESSION cannot do together.
+cmake_minimum_required(VERSION 3.25)
 if(LIBRARY_PATH)
   set(ENV{LD_LIBRARY_PATH} "${LIBRARY_PATH}:$ENV{LD_LIBRARY_PATH}")
 endif()

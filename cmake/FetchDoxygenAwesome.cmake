@@ -1,4 +1,5 @@
 # cmake -DDEST=<dir> -DTAG=<release tag> -P FetchDoxygenAwesome.cmake
+cmake_minimum_required(VERSION 3.25)
 include(FetchContent)
 FetchContent_Populate(doxygen_awesome
   GIT_REPOSITORY https://github.com/jothepro/doxygen-awesome-css.git

@@ -108,6 +108,9 @@ function(add_lesson folder)
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TITLE "${L_TITLE}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_PROGRAM "${program}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_ARGS "${L_RUN_ARGS}")
+  set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TESTS "${tests}")
+  string(REPLACE ";" "," multi "${L_MULTI_DEVICE_SUITES}")
+  set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_MULTI "${multi}")
 endfunction()
 
 # Called once after the manifest: checks it against lessons/ and adds the course run and the probe.
@@ -123,6 +126,7 @@ function(workbook_finish_course)
 
   list(LENGTH lessons total)
   set(manifest "")
+  set(sanitize "")
   foreach(folder IN LISTS lessons)
     string(SUBSTRING "${folder}" 0 2 nn)
     get_property(title GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TITLE)
@@ -131,8 +135,26 @@ function(workbook_finish_course)
     math(EXPR place "${nn}")
     string(REPLACE ";" "\t" args "${args}")
     string(APPEND manifest "[${place}/${total}]\t${program}: ${title}\t$<TARGET_FILE:${program}>\t${args}\n")
+    get_property(tests GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TESTS)
+    get_property(multi GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_MULTI)
+    string(APPEND sanitize "${program}\t\t$<TARGET_FILE:${program}>\t${args}\n")
+    string(APPEND sanitize "${tests}\t${multi}\t$<TARGET_FILE:${tests}>\t--no-version\n")
   endforeach()
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/course.tsv" CONTENT "${manifest}")
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/sanitize.tsv" CONTENT "${sanitize}")
+
+  # On a GPU machine: every lesson and test binary under compute-sanitizer (SANITIZE_ONLY=<regex> narrows it).
+  set(WORKBOOK_SANITIZE_ONLY "" CACHE STRING "regex of the programs the sanitize target runs (empty: all)")
+  add_custom_target(sanitize
+    COMMAND "${CMAKE_COMMAND}" "-DMANIFEST=${CMAKE_BINARY_DIR}/sanitize.tsv" "-DONLY=${WORKBOOK_SANITIZE_ONLY}"
+            -P "${CMAKE_SOURCE_DIR}/cmake/Sanitize.cmake"
+    WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}" USES_TERMINAL VERBATIM)
+  # On a GPU machine: run every lesson and store its output for the site in docs/output/.
+  add_custom_target(record-outputs
+    COMMAND "${CMAKE_COMMAND}" "-DMANIFEST=${CMAKE_BINARY_DIR}/course.tsv"
+            "-DOUT_DIR=${CMAKE_SOURCE_DIR}/docs/output" "-DTOOLKIT=${CUDAToolkit_VERSION}"
+            -P "${CMAKE_SOURCE_DIR}/cmake/RecordOutputs.cmake"
+    WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}" USES_TERMINAL VERBATIM)
 
   add_test(NAME course COMMAND workbook-gpu-launcher --course "${CMAKE_BINARY_DIR}/course.tsv"
     WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}")

@@ -7,6 +7,7 @@
 #                        @OUTPUT@      the program's recorded GPU output, docs/output/lessonNN.txt
 #                      and previous / next links from the manifest, top and bottom
 #   <page>.md          every docs/pages/*.md, as it is
+cmake_minimum_required(VERSION 3.25)
 string(REPLACE "@@" ";" LESSONS "${LESSONS}")
 file(REMOVE_RECURSE "${OUT_DIR}")
 file(MAKE_DIRECTORY "${OUT_DIR}")

@@ -1,0 +1,33 @@
+# cmake -DMANIFEST=<build>/course.tsv -DOUT_DIR=<dir> -DTOOLKIT=<version> -P RecordOutputs.cmake
+# (target: record-outputs, which writes docs/output/)
+#
+# Runs every lesson on this machine's GPU and stores what each printed as lessonNN.txt, under a
+# header naming the device, the driver, the toolkit and the date; files a lesson writes for the
+# site (its OUTPUTS) are copied beside them. The site includes these files: never edit them by hand.
+cmake_minimum_required(VERSION 3.25)
+execute_process(COMMAND nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  OUTPUT_VARIABLE gpus RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0 OR NOT gpus)
+  message(FATAL_ERROR "nvidia-smi found no GPU: record the outputs on a machine with the NVIDIA driver and a GPU")
+endif()
+string(REPLACE "\n" "; " gpus "${gpus}")
+string(TIMESTAMP today "%Y-%m-%d" UTC)
+file(MAKE_DIRECTORY "${OUT_DIR}")
+
+file(STRINGS "${MANIFEST}" lines)
+foreach(line IN LISTS lines)
+  string(REPLACE "\t" ";" fields "${line}")
+  list(POP_FRONT fields place title program)
+  string(REGEX MATCH "lesson([0-9][0-9])" _ "${program}")
+  set(nn "${CMAKE_MATCH_1}")
+  get_filename_component(name "${program}" NAME)
+  execute_process(COMMAND "${program}" ${fields} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  file(WRITE "${OUT_DIR}/lesson${nn}.txt"
+    "$ ${name}\n# recorded ${today} on ${gpus} (name, driver); CUDA toolkit ${TOOLKIT}; exit code ${rc}\n\n${out}")
+  message("${place} ${name}: exit code ${rc}")
+  foreach(arg IN LISTS fields)
+    if(arg MATCHES "\\.csv$" AND EXISTS "${arg}")
+      file(COPY "${arg}" DESTINATION "${OUT_DIR}")
+    endif()
+  endforeach()
+endforeach()

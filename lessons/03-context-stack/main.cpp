@@ -1,0 +1,192 @@
+// Lesson 03: the thread's context stack.
+//
+// What you learn: cuCtxCreate makes a context and pushes it, so it is current; a thread can hold
+// several contexts, on one device too, and switch between them with push, pop and set; each thread
+// has its own stack, and one context can be current in two threads at once. What a context costs
+// (time, device memory), and that cuCtxDestroy gives all of it back. Two claims from popular notes
+// are false and this program shows it: popping a context frees nothing, and a thread is not
+// limited to one context.
+//
+// APIs: cuCtxCreate (through wb::createContext), cuCtxDestroy, cuCtxGetCurrent, cuCtxPushCurrent,
+//       cuCtxPopCurrent, cuCtxSetCurrent, cuCtxGetId, cuCtxGetDevice, cuMemGetInfo, cuMemAlloc,
+//       cuPointerGetAttribute
+// Run:  ctest -R lesson03   (or build/lessons/lesson03-context-stack)
+#include "workbook.hpp"
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+// Names for the contexts this program makes, so the stack can be drawn as [A B].
+std::map<CUcontext, std::string> names;
+
+std::string nameOf(CUcontext ctx) {
+  if (!ctx) return "none";
+  auto it = names.find(ctx);
+  return it != names.end() ? it->second : wb::hex(ctx);
+}
+
+//! [draw-stack]
+// The API shows only the top of the stack (cuCtxGetCurrent). To draw all of it, pop every
+// context, then push them back in the same order: the stack ends exactly as it was.
+void drawStack(const char* after) {
+  std::vector<CUcontext> popped;
+  CUcontext top = nullptr;
+  CU_CHECK(cuCtxGetCurrent(&top));
+  while (top) {
+    CU_CHECK(cuCtxPopCurrent(&top));
+    popped.push_back(top);
+    CU_CHECK(cuCtxGetCurrent(&top));
+  }
+  std::string drawing;
+  for (auto it = popped.rbegin(); it != popped.rend(); ++it) {
+    CU_CHECK(cuCtxPushCurrent(*it));
+    drawing += (drawing.empty() ? "" : " ") + nameOf(*it);
+  }
+  std::printf("  %-44s stack (bottom .. top): [%s]\n", after, drawing.c_str());
+}
+//! [draw-stack]
+
+//! [create]
+// cuCtxCreate makes a context on a device AND pushes it: it is current right away. The bridge
+// wb::createContext hides that CUDA 13 added a parameter (common/compat.hpp).
+CUcontext createNamed(CUdevice dev, const std::string& name) {
+  CUcontext ctx = nullptr;
+  CU_CHECK(wb::createContext(&ctx, 0, dev));
+  names[ctx] = name;
+  unsigned long long id = 0;
+  CU_CHECK(cuCtxGetId(ctx, &id));
+  std::printf("Created context %s: handle %s, id %llu\n", name.c_str(), wb::hex(ctx).c_str(), id);
+  return ctx;
+}
+//! [create]
+
+//! [push-pop-set]
+void pushPopSet(CUcontext a, CUcontext b) {
+  std::printf("\nSwitching between A and B in one thread:\n");
+  CUcontext popped = nullptr;
+  CU_CHECK(cuCtxPopCurrent(&popped));
+  std::printf("  cuCtxPopCurrent returned %s\n", nameOf(popped).c_str());
+  drawStack("after popping:");
+  CU_CHECK(cuCtxPushCurrent(b));
+  drawStack("after pushing B:");
+  // cuCtxSetCurrent does not push: it replaces whatever is on top.
+  CU_CHECK(cuCtxSetCurrent(a));
+  drawStack("after cuCtxSetCurrent(A) (replaces the top):");
+  CU_CHECK(cuCtxPopCurrent(&popped));
+  drawStack("after popping:");
+  CU_CHECK(cuCtxPopCurrent(&popped));
+  drawStack("after popping again:");
+  const CUresult rc = cuCtxPopCurrent(&popped);
+  std::printf("  popping the empty stack returned %s (%d)\n", wb::errorName(rc).c_str(), static_cast<int>(rc));
+  CU_CHECK(cuCtxPushCurrent(a));
+  drawStack("after pushing A back:");
+}
+//! [push-pop-set]
+
+//! [threads]
+// Every thread starts with an empty stack; contexts are not inherited. The same context may be
+// current in several threads at once.
+void otherThread(CUcontext a) {
+  std::thread worker([a] {
+    try {
+      CUcontext current = nullptr;
+      CU_CHECK(cuCtxGetCurrent(&current));
+      std::printf("\nA new thread's current context: %s (its stack is its own, and empty)\n",
+                  nameOf(current).c_str());
+      CU_CHECK(cuCtxPushCurrent(a));
+      CU_CHECK(cuCtxGetCurrent(&current));
+      std::printf("After pushing A there, the new thread's current context is %s\n", nameOf(current).c_str());
+      CU_CHECK(cuCtxPopCurrent(&current));
+    } catch (const wb::DriverError& e) {
+      std::printf("the thread failed: %s\n", e.what());
+    }
+  });
+  worker.join();
+  CUcontext mine = nullptr;
+  CU_CHECK(cuCtxGetCurrent(&mine));
+  std::printf("Meanwhile the main thread's current context stayed %s: A was current in both threads\n",
+              nameOf(mine).c_str());
+}
+//! [threads]
+
+//! [pop-frees-nothing]
+// Myth: "popping a context frees its memory". Popping only changes what is current.
+void popFreesNothing(CUcontext a) {
+  std::printf("\nPopping frees nothing:\n");
+  CUdeviceptr buffer = 0;
+  const unsigned value = 0xC0FFEEu;
+  CU_CHECK(cuMemAlloc(&buffer, sizeof value));
+  CU_CHECK(cuMemcpyHtoD(buffer, &value, sizeof value));
+  CUcontext popped = nullptr;
+  CU_CHECK(cuCtxPopCurrent(&popped));
+  // With unified addressing the driver knows every allocation's owner, even with nothing current.
+  CUcontext owner = nullptr;
+  CU_CHECK(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, buffer));
+  std::printf("  allocated %s in A, popped A; cuPointerGetAttribute says the allocation belongs to %s\n",
+              wb::hex(buffer).c_str(), nameOf(owner).c_str());
+  CU_CHECK(cuCtxPushCurrent(a));
+  unsigned readBack = 0;
+  CU_CHECK(cuMemcpyDtoH(&readBack, buffer, sizeof readBack));
+  std::printf("  pushed A again and read 0x%X back from it: the allocation survived the pop\n", readBack);
+  CU_CHECK(cuMemFree(buffer));
+}
+//! [pop-frees-nothing]
+
+//! [cost]
+// What a context costs: the time to create it and the device memory it takes, which cuCtxDestroy
+// gives back together with every allocation still in it.
+void contextCost(CUdevice dev) {
+  std::printf("\nWhat a context costs:\n");
+  size_t before = 0, during = 0, after = 0, total = 0;
+  CU_CHECK(cuMemGetInfo(&before, &total));
+  wb::Stopwatch clock;
+  CUcontext c = nullptr;
+  CU_CHECK(wb::createContext(&c, 0, dev));
+  const double createMs = clock.ms();
+  CUdeviceptr leftBehind = 0;
+  CU_CHECK(cuMemAlloc(&leftBehind, 64u << 20));  // not freed: cuCtxDestroy takes it back
+  CU_CHECK(cuMemGetInfo(&during, &total));
+  wb::Stopwatch destroyClock;
+  CU_CHECK(cuCtxDestroy(c));  // pops C too: A is current again
+  const double destroyMs = destroyClock.ms();
+  CU_CHECK(cuMemGetInfo(&after, &total));
+  std::printf("  cuCtxCreate took %.1f ms, cuCtxDestroy %.1f ms\n", createMs, destroyMs);
+  std::printf("  free device memory: %s before, %s with context C and its 64 MiB, %s after cuCtxDestroy\n",
+              wb::bytes(before).c_str(), wb::bytes(during).c_str(), wb::bytes(after).c_str());
+  const size_t taken = before - during;  // C's own memory plus the 64 MiB allocated in it
+  std::printf("  so C took %s beyond its 64 MiB allocation; destroying it gave back %s\n",
+              wb::bytes(taken > (64u << 20) ? taken - (64u << 20) : 0).c_str(), wb::bytes(after - during).c_str());
+}
+//! [cost]
+
+int main() {
+  try {
+    CU_CHECK(cuInit(0));
+    CUdevice dev = 0;
+    CU_CHECK(cuDeviceGet(&dev, 0));
+    drawStack("at the start:");
+
+    CUcontext a = createNamed(dev, "A");
+    drawStack("after creating A:");
+    CUcontext b = createNamed(dev, "B");
+    drawStack("after creating B (same device):");
+    CUdevice ofB = -1;
+    CU_CHECK(cuCtxGetDevice(&ofB));
+    std::printf("B is current and cuCtxGetDevice says device %d: two contexts, one device, one thread\n", ofB);
+
+    pushPopSet(a, b);
+    otherThread(a);
+    popFreesNothing(a);
+    contextCost(dev);
+
+    CU_CHECK(cuCtxDestroy(b));  // not current: destroying it leaves the stack alone
+    CU_CHECK(cuCtxDestroy(a));  // current: destroying it pops it
+    drawStack("after destroying B and A:");
+    return wb::kExitOk;
+  } catch (const wb::DriverError& e) {
+    return wb::reportFatal(e);
+  }
+}

@@ -1,0 +1,161 @@
+// Lesson 04: the primary context.
+//
+// What you learn: every device has one primary context per process, shared by everyone who
+// retains it; that is what the CUDA runtime uses, so a library on the Driver API that retains it
+// shares state with the runtime instead of fighting it. Retaining returns the same handle in every
+// thread and does NOT make it current. A reference count decides when it lives: cuDevicePrimaryCtxGetState
+// shows it active after the first retain and inactive once every retain is released. Its flags
+// are set before it is activated. cuDevicePrimaryCtxReset destroys everything in it. And it is
+// cheap: retaining it again costs microseconds and no memory, where every cuCtxCreate costs
+// milliseconds and device memory.
+//
+// APIs: cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxGetState,
+//       cuDevicePrimaryCtxSetFlags, cuDevicePrimaryCtxReset, cuCtxSetCurrent, cuCtxGetCurrent,
+//       cuCtxGetFlags, cuCtxCreate (through wb::createContext), cuMemGetInfo
+// Run:  ctest -R lesson04   (or build/lessons/lesson04-primary-context)
+#include "workbook.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+void printState(CUdevice dev, const char* when) {
+  unsigned flags = 0;
+  int active = 0;
+  CU_CHECK(cuDevicePrimaryCtxGetState(dev, &flags, &active));
+  std::printf("  %-46s active = %d, flags = 0x%x\n", when, active, flags);
+}
+
+//! [flags]
+// Flags such as the scheduling policy belong to the primary context, so they are set before
+// anyone activates it, and read back through cuDevicePrimaryCtxGetState.
+void setFlagsBeforeActivation(CUdevice dev) {
+  std::printf("Setting the primary context's flags before it is active:\n");
+  printState(dev, "at the start:");
+  CU_CHECK(cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_BLOCKING_SYNC));
+  printState(dev, "after SetFlags(CU_CTX_SCHED_BLOCKING_SYNC):");
+}
+//! [flags]
+
+//! [retain]
+// Retain activates it (first retain) and returns its handle, but pushes nothing.
+CUcontext retain(CUdevice dev) {
+  CUcontext primary = nullptr;
+  CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
+  CUcontext current = nullptr;
+  CU_CHECK(cuCtxGetCurrent(&current));
+  std::printf("\ncuDevicePrimaryCtxRetain returned %s; the current context is still %s\n", wb::hex(primary).c_str(),
+              current ? wb::hex(current).c_str() : "none");
+  printState(dev, "after the first retain:");
+  CU_CHECK(cuCtxSetCurrent(primary));
+  unsigned flags = 0;
+  CU_CHECK(cuCtxGetFlags(&flags));
+  std::printf("  after cuCtxSetCurrent it is current, and cuCtxGetFlags reads 0x%x (blocking sync: %s)\n", flags,
+              (flags & CU_CTX_SCHED_MASK) == CU_CTX_SCHED_BLOCKING_SYNC ? "yes" : "no");
+  return primary;
+}
+//! [retain]
+
+//! [threads]
+// Many threads retaining at once all get the one handle: that is the point of a primary context.
+void retainFromThreads(CUdevice dev, CUcontext primary, int count) {
+  std::vector<CUcontext> handles(count);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < count; ++i)
+    threads.emplace_back([&handles, dev, i] { cuDevicePrimaryCtxRetain(&handles[i], dev); });
+  for (auto& t : threads) t.join();
+  const auto same = std::count(handles.begin(), handles.end(), primary);
+  std::printf("\n%d threads retained the primary context at once: %ld of them got %s\n", count,
+              static_cast<long>(same), wb::hex(primary).c_str());
+  for (int i = 0; i < count; ++i)
+    if (handles[i]) CU_CHECK(cuDevicePrimaryCtxRelease(dev));  // one release per successful retain
+}
+//! [threads]
+
+//! [cost]
+// Retaining an active primary context again is a reference count; every cuCtxCreate builds a
+// whole context. Timed side by side, then the device memory of N contexts against one shared one.
+void costs(CUdevice dev, int contexts) {
+  std::printf("\nWhat sharing saves:\n");
+  wb::Stopwatch retainClock;
+  CUcontext again = nullptr;
+  CU_CHECK(cuDevicePrimaryCtxRetain(&again, dev));
+  const double retainMs = retainClock.ms();
+  CU_CHECK(cuDevicePrimaryCtxRelease(dev));
+
+  size_t start = 0, total = 0;
+  CU_CHECK(cuMemGetInfo(&start, &total));
+  for (int i = 0; i < contexts; ++i) CU_CHECK(cuDevicePrimaryCtxRetain(&again, dev));
+  size_t afterRetains = 0;
+  CU_CHECK(cuMemGetInfo(&afterRetains, &total));
+  for (int i = 0; i < contexts; ++i) CU_CHECK(cuDevicePrimaryCtxRelease(dev));
+
+  std::vector<CUcontext> created(contexts);
+  wb::Stopwatch createClock;
+  CU_CHECK(wb::createContext(&created[0], 0, dev));
+  const double createMs = createClock.ms();
+  for (int i = 1; i < contexts; ++i) CU_CHECK(wb::createContext(&created[i], 0, dev));
+  size_t afterCreates = 0;
+  CU_CHECK(cuMemGetInfo(&afterCreates, &total));
+  // Newest first: each is current when destroyed, so each destroy pops it and the primary is on top again.
+  for (auto it = created.rbegin(); it != created.rend(); ++it) CU_CHECK(cuCtxDestroy(*it));
+
+  std::printf("  retaining the active primary context again: %.3f ms; cuCtxCreate: %.1f ms\n", retainMs, createMs);
+  std::printf("  device memory taken by %d more retains of the primary context: %s\n", contexts,
+              wb::bytes(start - afterRetains).c_str());
+  std::printf("  device memory taken by %d contexts from cuCtxCreate:          %s\n", contexts,
+              wb::bytes(start - afterCreates).c_str());
+}
+//! [cost]
+
+//! [release]
+// The last release deactivates it: its memory and modules are gone. Clear the current context
+// first, so no thread is left pointing at a context that no longer exists.
+void releaseAll(CUdevice dev) {
+  CU_CHECK(cuCtxSetCurrent(nullptr));
+  CU_CHECK(cuDevicePrimaryCtxRelease(dev));
+  std::printf("\nReleasing the first retain, the last one outstanding:\n");
+  printState(dev, "after the last release:");
+}
+//! [release]
+
+//! [reset]
+// Reset destroys every allocation in the primary context at once, even while it is retained.
+// It does not release: whoever retained it still releases.
+void reset(CUdevice dev) {
+  std::printf("\nResetting the primary context:\n");
+  CUcontext primary = nullptr;
+  CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
+  CU_CHECK(cuCtxSetCurrent(primary));
+  CUdeviceptr buffer = 0;
+  CU_CHECK(cuMemAlloc(&buffer, 1u << 20));
+  printState(dev, "retained, with a 1 MiB allocation:");
+  CU_CHECK(cuCtxSetCurrent(nullptr));
+  CU_CHECK(cuDevicePrimaryCtxReset(dev));
+  printState(dev, "after cuDevicePrimaryCtxReset:");
+  CUcontext owner = nullptr;
+  const CUresult rc = cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, buffer);
+  std::printf("  asking who owns the old allocation now returns %s: it is gone\n", wb::errorName(rc).c_str());
+  CU_CHECK(cuDevicePrimaryCtxRelease(dev));
+  printState(dev, "after the matching release:");
+}
+//! [reset]
+
+int main() {
+  try {
+    CU_CHECK(cuInit(0));
+    CUdevice dev = 0;
+    CU_CHECK(cuDeviceGet(&dev, 0));
+    setFlagsBeforeActivation(dev);
+    CUcontext primary = retain(dev);
+    retainFromThreads(dev, primary, 8);
+    costs(dev, 4);
+    releaseAll(dev);
+    reset(dev);
+    return wb::kExitOk;
+  } catch (const wb::DriverError& e) {
+    return wb::reportFatal(e);
+  }
+}
