@@ -4,7 +4,9 @@
 #   compute-sanitizer --leak-check full --report-api-errors no
 # and fails unless each reports 0 errors and 0 bytes leaked. API errors are not reported because
 # the lessons provoke them on purpose (cuInit(1), popping an empty stack, ...); memory errors,
-# races in the driver's view and leaks still are. Multi-device suites are left out on one device.
+# and leaks still are. Left out: the suites named reclaim, which leave allocations for a context
+# teardown to take back on purpose (the leak check counts those as leaks by definition), and on a
+# machine with one device the multi-device suites.
 cmake_minimum_required(VERSION 3.25)
 find_program(SANITIZER compute-sanitizer HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin)
 if(NOT SANITIZER)
@@ -19,12 +21,15 @@ set(failed "")
 set(count 0)
 foreach(line IN LISTS lines)
   string(REPLACE "\t" ";" fields "${line}")
-  list(POP_FRONT fields name multi)
+  list(POP_FRONT fields name multi exclude)
   if(ONLY AND NOT name MATCHES "${ONLY}")
     continue()
   endif()
   if(multi AND devices LESS 2)
-    list(APPEND fields "--test-suite-exclude=${multi}")
+    set(exclude "${exclude},${multi}")
+  endif()
+  if(exclude)
+    list(APPEND fields "--test-suite-exclude=${exclude}")
   endif()
   execute_process(COMMAND "${SANITIZER}" --leak-check full --report-api-errors no ${fields}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)

@@ -122,22 +122,26 @@ void releaseAll(CUdevice dev) {
 //! [release]
 
 //! [reset]
-// Reset destroys every allocation in the primary context at once, even while it is retained.
-// It does not release: whoever retained it still releases.
+// Reset tears the primary context down at once, even while it is retained, with everything in it
+// (lesson04.reclaim proves that an allocation left in it is gone). It does not release: whoever
+// retained it still releases, and the next retain builds a fresh context.
 void reset(CUdevice dev) {
   std::printf("\nResetting the primary context:\n");
   CUcontext primary = nullptr;
   CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
   CU_CHECK(cuCtxSetCurrent(primary));
-  CUdeviceptr buffer = 0;
-  CU_CHECK(cuMemAlloc(&buffer, 1u << 20));
-  printState(dev, "retained, with a 1 MiB allocation:");
+  size_t before = 0, after = 0, total = 0;
+  CU_CHECK(cuMemGetInfo(&before, &total));
+  printState(dev, "retained and current:");
   CU_CHECK(cuCtxSetCurrent(nullptr));
   CU_CHECK(cuDevicePrimaryCtxReset(dev));
   printState(dev, "after cuDevicePrimaryCtxReset:");
-  CUcontext owner = nullptr;
-  const CUresult rc = cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, buffer);
-  std::printf("  asking who owns the old allocation now returns %s: it is gone\n", wb::errorName(rc).c_str());
+  CUcontext meter = nullptr;  // a context of our own, only to read cuMemGetInfo
+  CU_CHECK(wb::createContext(&meter, 0, dev));
+  CU_CHECK(cuMemGetInfo(&after, &total));
+  CU_CHECK(cuCtxDestroy(meter));
+  std::printf("  free device memory went from %s (primary active) to %s (reset, plus a context to measure with)\n",
+              wb::bytes(before).c_str(), wb::bytes(after).c_str());
   CU_CHECK(cuDevicePrimaryCtxRelease(dev));
   printState(dev, "after the matching release:");
 }
