@@ -7,6 +7,7 @@
 #include "workbook.hpp"
 
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 namespace wbt {
@@ -110,5 +111,78 @@ class DeviceBuffer {
   CUdeviceptr ptr_ = 0;
   size_t bytes_;
 };
+
+}  // namespace wbt
+
+namespace wbt {
+
+// Launches fill(out, value, n) then scale(out, factor, offset, n) and returns what came back, so a
+// test can check every element against value * factor + offset. f and s must belong to (or, for a
+// CUkernel cast to CUfunction, be loadable in) the current context.
+inline std::vector<float> fillAndScale(CUfunction fill, CUfunction scale, unsigned n, float value, float factor,
+                                       float offset) {
+  DeviceBuffer out(n * sizeof(float));
+  CUdeviceptr p = out.get();
+  void* fillArgs[] = {&p, &value, &n};
+  void* scaleArgs[] = {&p, &factor, &offset, &n};
+  const unsigned blocks = (n + 255) / 256;
+  CU_CHECK(cuLaunchKernel(fill, blocks, 1, 1, 256, 1, 1, 0, nullptr, fillArgs, nullptr));
+  CU_CHECK(cuLaunchKernel(scale, blocks, 1, 1, 256, 1, 1, 0, nullptr, scaleArgs, nullptr));
+  CU_CHECK(cuCtxSynchronize());
+  std::vector<float> host(n);
+  CU_CHECK(cuMemcpyDtoH(host.data(), p, n * sizeof(float)));
+  return host;
+}
+
+// How many elements differ from expected.
+inline size_t mismatches(const std::vector<float>& values, float expected) {
+  size_t bad = 0;
+  for (float v : values) bad += v != expected;
+  return bad;
+}
+
+}  // namespace wbt
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+extern char** environ;
+
+namespace wbt {
+
+// Behaviour the headers call undefined (a handle used after cuLibraryUnload or cuCtxDestroy) may
+// crash the process, so tests that provoke it run it in a child: this binary again, running one
+// test case with WORKBOOK_CHILD=1 set. Such cases carry * doctest::skip(!wbt::inChild()).
+inline bool inChild() { return std::getenv("WORKBOOK_CHILD") != nullptr; }
+
+struct ChildEnd {
+  bool crashed = false;  // ended by a signal
+  int code = -1;         // exit code otherwise
+};
+
+inline ChildEnd runInChild(const std::string& testCase) {
+  char self[4096] = {};
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  REQUIRE(length > 0);
+  std::string filter = "--test-case=" + testCase;
+  char* argv[] = {self, filter.data(), const_cast<char*>("--no-version"), nullptr};
+  std::vector<char*> env;
+  for (char** e = environ; *e; ++e) env.push_back(*e);
+  std::string flag = "WORKBOOK_CHILD=1";
+  env.push_back(flag.data());
+  env.push_back(nullptr);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, self, nullptr, nullptr, argv, env.data()) == 0);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  ChildEnd end;
+  end.crashed = WIFSIGNALED(status);
+  end.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return end;
+}
 
 }  // namespace wbt

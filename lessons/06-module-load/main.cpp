@@ -1,0 +1,299 @@
+// Lesson 06: loading modules, the context-dependent way.
+//
+// What you learn: a CUmodule is loaded INTO the current context and its CUfunctions belong to that
+// context. cuModuleLoad takes a file (a fatbin, a cubin for the device's own architecture, or PTX
+// that the driver compiles), cuModuleLoadData takes the image from memory, and cuModuleLoadDataEx
+// adds JIT options such as the compiler's info and error logs. Lazy loading defers the real work
+// to first use (CUDA_MODULE_LOADING=EAGER switches that off). A library that must run on every
+// device therefore keeps a map from context to module, and a function from one context launched
+// in another fails. Every load error a user meets is provoked and named.
+//
+// APIs: cuModuleLoad, cuModuleLoadData, cuModuleLoadDataEx, cuModuleGetFunction, cuModuleUnload,
+//       cuModuleGetLoadingMode, cuLaunchKernel, cuCtxSynchronize
+// Run:  ctest -R lesson06   (or build/lessons/lesson06-module-load, from any directory)
+#include "workbook.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+// fill(out, 2, n) then scale(out, 3, 1, n): every element must come back as 7.
+bool launchAndCheck(CUfunction fill, CUfunction scale) {
+  unsigned n = 1u << 20;
+  float value = 2.0f, factor = 3.0f, offset = 1.0f;
+  CUdeviceptr out = 0;
+  CU_CHECK(cuMemAlloc(&out, n * sizeof(float)));
+  void* fillArgs[] = {&out, &value, &n};
+  void* scaleArgs[] = {&out, &factor, &offset, &n};
+  CU_CHECK(cuLaunchKernel(fill, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, fillArgs, nullptr));
+  CU_CHECK(cuLaunchKernel(scale, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, scaleArgs, nullptr));
+  CU_CHECK(cuCtxSynchronize());
+  std::vector<float> host(n);
+  CU_CHECK(cuMemcpyDtoH(host.data(), out, n * sizeof(float)));
+  CU_CHECK(cuMemFree(out));
+  size_t bad = 0;
+  for (float v : host) bad += v != 7.0f;
+  return bad == 0;
+}
+
+//! [loading-mode]
+void loadingMode() {
+  CUmoduleLoadingMode mode;
+  CU_CHECK(cuModuleGetLoadingMode(&mode));
+  const char* env = std::getenv("CUDA_MODULE_LOADING");
+  std::printf("Module loading mode: %s (CUDA_MODULE_LOADING=%s). Lazy loading defers each kernel's\n"
+              "upload to its first use, so loading is cheap and the first launch pays.\n",
+              mode == CU_MODULE_LAZY_LOADING ? "lazy" : "eager", env ? env : "<unset>");
+}
+//! [loading-mode]
+
+//! [load-three-ways]
+// The same kernels from three kinds of image, each loaded into the current context.
+void loadThreeWays(CUdevice dev) {
+  int major = 0, minor = 0;
+  CU_CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+  CU_CHECK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
+  const std::string ownCubin = "vector_ops.sm_" + std::to_string(major * 10 + minor) + ".cubin";
+
+  for (const std::string& image : {std::string("vector_ops.fatbin"), ownCubin}) {
+    const std::string path = wb::kernelImage(image);
+    if (std::ifstream(path).fail()) {
+      std::printf("  %s: not built (WORKBOOK_CUDA_ARCHS lacks this device): the fatbin's PTX covers it\n",
+                  image.c_str());
+      continue;
+    }
+    wb::Stopwatch clock;
+    CUmodule module = nullptr;
+    CU_CHECK(cuModuleLoad(&module, path.c_str()));
+    const double ms = clock.ms();
+    CUfunction fill = nullptr, scale = nullptr;
+    CU_CHECK(cuModuleGetFunction(&fill, module, "fill"));
+    CU_CHECK(cuModuleGetFunction(&scale, module, "scale"));
+    std::printf("  cuModuleLoad(%s): %.2f ms; fill and scale give the right answer: %s\n", image.c_str(), ms,
+                launchAndCheck(fill, scale) ? "yes" : "NO");
+    CU_CHECK(cuModuleUnload(module));
+  }
+
+  // PTX is compiled by the driver at load time; the JIT options return its logs and wall time.
+  std::ifstream in(wb::kernelImage("vector_ops.ptx"));
+  const std::string ptx((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  char infoLog[4096] = {}, errorLog[4096] = {};
+  float wallMs = -1;  // written only when the JIT really compiles
+  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE, CU_JIT_WALL_TIME};
+  void* values[] = {infoLog, reinterpret_cast<void*>(sizeof infoLog), errorLog,
+                    reinterpret_cast<void*>(sizeof errorLog), reinterpret_cast<void*>(1), &wallMs};
+  CUmodule module = nullptr;
+  CU_CHECK(cuModuleLoadDataEx(&module, ptx.c_str(), 6, options, values));
+  CUfunction fill = nullptr, scale = nullptr;
+  CU_CHECK(cuModuleGetFunction(&fill, module, "fill"));
+  CU_CHECK(cuModuleGetFunction(&scale, module, "scale"));
+  std::printf("  cuModuleLoadDataEx(vector_ops.ptx): right answer: %s; JIT info log: %s\n",
+              launchAndCheck(fill, scale) ? "yes" : "NO",
+              infoLog[0] ? infoLog : "(empty: lazy loading deferred the compile, or the JIT cache served it)");
+  CU_CHECK(cuModuleUnload(module));
+
+  // PTX with a mistake: the load fails and the error log says where. The size slots are in-out
+  // (the driver wrote back how much it used), so they are set again before the second call.
+  values[1] = reinterpret_cast<void*>(sizeof infoLog);
+  values[3] = reinterpret_cast<void*>(sizeof errorLog);
+  const char broken[] = ".version 7.0\n.target sm_75\n.address_size 64\n"
+                        ".visible .entry broken() { this_is_not_an_instruction; }\n";
+  const CUresult rc = cuModuleLoadDataEx(&module, broken, 6, options, values);
+  std::printf("  cuModuleLoadDataEx(broken PTX): %s (%d); JIT error log:\n%s\n", wb::errorName(rc).c_str(),
+              static_cast<int>(rc), errorLog);
+}
+//! [load-three-ways]
+
+//! [module-map]
+// The seeds' library pattern, for real: one module per context, found by the current context.
+struct ModuleLibrary {
+  std::map<CUcontext, CUmodule> modules;
+
+  void load(CUcontext ctx) {
+    CU_CHECK(cuCtxPushCurrent(ctx));
+    CUmodule module = nullptr;
+    CU_CHECK(cuModuleLoad(&module, wb::kernelImage("vector_ops.fatbin").c_str()));
+    CU_CHECK(cuCtxPopCurrent(&ctx));
+    modules[ctx] = module;
+  }
+  CUfunction function(const char* name) {  // for the current context
+    CUcontext ctx = nullptr;
+    CU_CHECK(cuCtxGetCurrent(&ctx));
+    CUfunction f = nullptr;
+    CU_CHECK(cuModuleGetFunction(&f, modules.at(ctx), name));
+    return f;
+  }
+  void unloadAll() {
+    for (auto& [ctx, module] : modules) {
+      CU_CHECK(cuCtxPushCurrent(ctx));
+      CU_CHECK(cuModuleUnload(module));
+      CUcontext popped = nullptr;
+      CU_CHECK(cuCtxPopCurrent(&popped));
+    }
+    modules.clear();
+  }
+};
+//! [module-map]
+
+//! [wrong-context]
+// A CUfunction belongs to the context its module was loaded in. Launched while another context
+// is current, it is refused.
+void wrongContext(CUfunction fromPrimary, CUdevice dev) {
+  CUcontext other = nullptr;
+  CU_CHECK(wb::createContext(&other, 0, dev));  // pushed: now current
+  CUdeviceptr out = 0;
+  CU_CHECK(cuMemAlloc(&out, 256 * sizeof(float)));
+  unsigned n = 256;
+  float value = 1.0f;
+  void* args[] = {&out, &value, &n};
+  const CUresult rc = cuLaunchKernel(fromPrimary, 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
+  std::printf("\nLaunching device 0's primary-context function while another context is current: %s (%d)\n",
+              wb::errorName(rc).c_str(), static_cast<int>(rc));
+  CU_CHECK(cuMemFree(out));
+  CU_CHECK(cuCtxDestroy(other));
+}
+//! [wrong-context]
+
+//! [load-errors]
+void loadErrors(CUdevice dev) {
+  std::printf("\nEvery load error, provoked:\n");
+  CUmodule module = nullptr;
+  CUresult rc = cuModuleLoad(&module, "/nonexistent/vector_ops.fatbin");
+  std::printf("  a missing file:               %s (%d)\n", wb::errorName(rc).c_str(), static_cast<int>(rc));
+
+  char notAnImage[] = "/tmp/workbook-not-an-image-XXXXXX";
+  const int fd = mkstemp(notAnImage);
+  if (fd >= 0) {
+    const char text[] = "this is a text file, not a CUDA image\n";
+    const bool written = write(fd, text, sizeof text - 1) == static_cast<ssize_t>(sizeof text - 1);
+    close(fd);
+    rc = written ? cuModuleLoad(&module, notAnImage) : CUDA_ERROR_OPERATING_SYSTEM;
+    std::printf("  a file that is not an image:  %s (%d)\n", wb::errorName(rc).c_str(), static_cast<int>(rc));
+    unlink(notAnImage);
+  }
+
+  int major = 0;
+  CU_CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+  const std::string archs = wb::builtArchitectures();
+  std::string foreign;  // a built architecture of another generation than this device's
+  for (size_t at = 0; at < archs.size();) {
+    const size_t end = std::min(archs.find(',', at), archs.size());
+    const std::string arch = archs.substr(at, end - at);
+    if (std::stoi(arch) / 10 != major) foreign = arch;
+    at = end + 1;
+  }
+  if (!foreign.empty()) {
+    rc = cuModuleLoad(&module, wb::kernelImage("vector_ops.sm_" + foreign + ".cubin").c_str());
+    std::printf("  a cubin for sm_%s only:        %s (%d)\n", foreign.c_str(), wb::errorName(rc).c_str(),
+                static_cast<int>(rc));
+  }
+
+  CU_CHECK(cuModuleLoad(&module, wb::kernelImage("vector_ops.fatbin").c_str()));
+  CUfunction f = nullptr;
+  rc = cuModuleGetFunction(&f, module, "no_such_kernel");
+  std::printf("  an unknown kernel name:       %s (%d)\n", wb::errorName(rc).c_str(), static_cast<int>(rc));
+  rc = cuModuleGetFunction(&f, module, "_Z4fillPfjf");
+  std::printf("  a C++-mangled name:           %s (%d): the kernels are extern \"C\"\n", wb::errorName(rc).c_str(),
+              static_cast<int>(rc));
+  CU_CHECK(cuModuleUnload(module));
+}
+//! [load-errors]
+
+//! [cost]
+// What one module costs in one context: load time, and device memory once its kernels are used.
+void moduleCost(CUdevice dev) {
+  CUcontext ctx = nullptr;
+  CU_CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CU_CHECK(cuCtxPushCurrent(ctx));
+  size_t before = 0, after = 0, total = 0;
+  CU_CHECK(cuMemGetInfo(&before, &total));
+  wb::Stopwatch clock;
+  CUmodule module = nullptr;
+  CU_CHECK(cuModuleLoad(&module, wb::kernelImage("vector_ops.fatbin").c_str()));
+  const double loadMs = clock.ms();
+  CUfunction fill = nullptr, scale = nullptr;
+  CU_CHECK(cuModuleGetFunction(&fill, module, "fill"));
+  CU_CHECK(cuModuleGetFunction(&scale, module, "scale"));
+  wb::Stopwatch firstUse;
+  const bool ok = launchAndCheck(fill, scale);
+  const double firstMs = firstUse.ms();
+  CU_CHECK(cuMemGetInfo(&after, &total));
+  std::printf("  device %d: load %.2f ms, first launches and check %.2f ms (%s), device memory %s\n",
+              static_cast<int>(dev), loadMs, firstMs, ok ? "right" : "WRONG",
+              wb::bytes(before > after ? before - after : 0).c_str());
+  CU_CHECK(cuModuleUnload(module));
+  CU_CHECK(cuCtxPopCurrent(&ctx));
+  CU_CHECK(cuDevicePrimaryCtxRelease(dev));
+}
+//! [cost]
+
+int main() {
+  try {
+    CU_CHECK(cuInit(0));
+    int count = 0;
+    CU_CHECK(cuDeviceGetCount(&count));
+    std::printf("%d device%s. Kernel images from %s\n", count, count == 1 ? "" : "s", wb::kernelDir().c_str());
+    loadingMode();
+
+    CUdevice dev0 = 0;
+    CU_CHECK(cuDeviceGet(&dev0, 0));
+    CUcontext primary0 = nullptr;
+    CU_CHECK(cuDevicePrimaryCtxRetain(&primary0, dev0));
+    CU_CHECK(cuCtxPushCurrent(primary0));
+    std::printf("\nThree kinds of image on device 0:\n");
+    loadThreeWays(dev0);
+    CU_CHECK(cuCtxPopCurrent(&primary0));
+
+    std::printf("\nOne module per context, on every device's primary context:\n");
+    ModuleLibrary library;
+    std::vector<CUcontext> primaries;
+    for (int i = 0; i < count; ++i) {
+      CUdevice dev = 0;
+      CU_CHECK(cuDeviceGet(&dev, i));
+      CUcontext ctx = nullptr;
+      CU_CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+      primaries.push_back(ctx);
+      library.load(ctx);
+    }
+    for (int i = 0; i < count; ++i) {
+      CU_CHECK(cuCtxPushCurrent(primaries[i]));
+      const bool ok = launchAndCheck(library.function("fill"), library.function("scale"));
+      std::printf("  device %d: module %s, result %s\n", i, wb::hex(library.modules[primaries[i]]).c_str(),
+                  ok ? "right" : "WRONG");
+      CU_CHECK(cuCtxPopCurrent(&primaries[i]));
+    }
+    CU_CHECK(cuCtxPushCurrent(primary0));
+    const CUfunction fillOnDevice0 = library.function("fill");
+    CU_CHECK(cuCtxPopCurrent(&primary0));
+    wrongContext(fillOnDevice0, dev0);
+
+    CU_CHECK(cuCtxPushCurrent(primary0));  // cuModuleLoad loads into the current context
+    loadErrors(dev0);
+    CU_CHECK(cuCtxPopCurrent(&primary0));
+    library.unloadAll();
+
+    std::printf("\nWhat a module costs, per context:\n");
+    for (int i = 0; i < count; ++i) {
+      CUdevice dev = 0;
+      CU_CHECK(cuDeviceGet(&dev, i));
+      moduleCost(dev);
+    }
+    for (int i = 0; i < count; ++i) {
+      CUdevice dev = 0;
+      CU_CHECK(cuDeviceGet(&dev, i));
+      CU_CHECK(cuDevicePrimaryCtxRelease(dev));  // the library's retains
+    }
+    CU_CHECK(cuDevicePrimaryCtxRelease(dev0));  // the first retain
+    return wb::kExitOk;
+  } catch (const wb::DriverError& e) {
+    return wb::reportFatal(e);
+  }
+}

@@ -1,0 +1,264 @@
+// Lesson 07: context-independent loading with cuLibrary* and cuKernel* (CUDA 12.0+).
+//
+// What you learn: cuLibraryLoadFromFile and cuLibraryLoadData load an image once, for the whole
+// process, with no context current. cuLibraryGetKernel returns a CUkernel that can be launched in
+// any context: the driver loads it into each context on first use, including contexts created
+// after the load. cuKernelGetFunction shows the per-context CUfunction behind it. The seeds'
+// libraryInitialize / libraryFunc / libraryDeinitialize are written both ways, side by side: the
+// per-context map of lesson 06 disappears. After cuLibraryUnload a CUkernel is worth nothing.
+//
+// APIs: cuLibraryLoadFromFile, cuLibraryLoadData, cuLibraryGetKernel, cuLibraryGetKernelCount,
+//       cuLibraryEnumerateKernels, cuKernelGetName, cuKernelGetFunction, cuLibraryUnload, cuLaunchKernel
+// Run:  ctest -R lesson07   (or build/lessons/lesson07-library-load, from any directory)
+#include "workbook.hpp"
+
+#include <cstddef>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+// The fatbin compiled into this program by CMake (workbook_embed_image).
+extern const unsigned char vector_ops_fatbin[];
+extern const std::size_t vector_ops_fatbin_size;
+
+// fill(out, 2, n) then scale(out, 3, 1, n) in the current context: every element must be 7.
+// A CUkernel is launched by casting it to CUfunction; the driver picks the current context's copy.
+bool launchAndCheck(CUfunction fill, CUfunction scale) {
+  unsigned n = 1u << 20;
+  float value = 2.0f, factor = 3.0f, offset = 1.0f;
+  CUdeviceptr out = 0;
+  CU_CHECK(cuMemAlloc(&out, n * sizeof(float)));
+  void* fillArgs[] = {&out, &value, &n};
+  void* scaleArgs[] = {&out, &factor, &offset, &n};
+  CU_CHECK(cuLaunchKernel(fill, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, fillArgs, nullptr));
+  CU_CHECK(cuLaunchKernel(scale, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, scaleArgs, nullptr));
+  CU_CHECK(cuCtxSynchronize());
+  std::vector<float> host(n);
+  CU_CHECK(cuMemcpyDtoH(host.data(), out, n * sizeof(float)));
+  CU_CHECK(cuMemFree(out));
+  size_t bad = 0;
+  for (float v : host) bad += v != 7.0f;
+  return bad == 0;
+}
+
+//! [load-without-context]
+// No context exists yet in this process: the library is loaded for all of them.
+CUlibrary loadLibraries() {
+  CUcontext current = nullptr;
+  CU_CHECK(cuCtxGetCurrent(&current));
+  std::printf("Current context before loading: %s\n", current ? wb::hex(current).c_str() : "none");
+  wb::Stopwatch clock;
+  CUlibrary fromFile = nullptr;
+  CU_CHECK(cuLibraryLoadFromFile(&fromFile, wb::kernelImage("vector_ops.fatbin").c_str(), nullptr, nullptr, 0,
+                                 nullptr, nullptr, 0));
+  std::printf("cuLibraryLoadFromFile(vector_ops.fatbin): %s in %.2f ms\n", wb::hex(fromFile).c_str(), clock.ms());
+  CUlibrary embedded = nullptr;
+  CU_CHECK(cuLibraryLoadData(&embedded, vector_ops_fatbin, nullptr, nullptr, 0, nullptr, nullptr, 0));
+  std::printf("cuLibraryLoadData(the %zu-byte fatbin inside this program): %s\n", vector_ops_fatbin_size,
+              wb::hex(embedded).c_str());
+  CU_CHECK(cuLibraryUnload(embedded));  // the same kernels: one library is enough from here on
+  return fromFile;
+}
+//! [load-without-context]
+
+//! [enumerate]
+void listKernels(CUlibrary library) {
+#if CUDA_VERSION >= 12040
+  unsigned count = 0;
+  CU_CHECK(cuLibraryGetKernelCount(&count, library));
+  std::vector<CUkernel> kernels(count);
+  CU_CHECK(cuLibraryEnumerateKernels(kernels.data(), count, library));
+  std::printf("The library holds %u kernels:", count);
+  for (CUkernel k : kernels) {
+    const char* name = nullptr;
+    CU_CHECK(cuKernelGetName(&name, k));
+    std::printf(" %s", name);
+  }
+  std::printf("\n");
+#else
+  (void)library;
+  std::printf("cuLibraryGetKernelCount and cuLibraryEnumerateKernels need CUDA 12.4; this was built with %d.%d\n",
+              CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+#endif
+}
+//! [enumerate]
+
+//! [launch-anywhere]
+// The one CUkernel, launched in every device's primary context and in a context created after
+// the load. cuKernelGetFunction shows that each context got its own CUfunction behind it.
+void launchEverywhere(CUkernel fill, CUkernel scale, int count) {
+  std::printf("\nThe same CUkernel in every context:\n");
+  for (int i = 0; i <= count; ++i) {
+    const bool created = i == count;  // the last round: a brand-new context on device 0
+    CUdevice dev = 0;
+    CU_CHECK(cuDeviceGet(&dev, created ? 0 : i));
+    CUcontext ctx = nullptr;
+    if (created) {
+      CU_CHECK(wb::createContext(&ctx, 0, dev));
+    } else {
+      CU_CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+      CU_CHECK(cuCtxPushCurrent(ctx));
+    }
+    CUfunction perContext = nullptr;
+    CU_CHECK(cuKernelGetFunction(&perContext, fill));
+    const bool ok = launchAndCheck(reinterpret_cast<CUfunction>(fill), reinterpret_cast<CUfunction>(scale));
+    std::printf("  %s of device %d: CUfunction %s behind the CUkernel, result %s\n",
+                created ? "a context created after the load" : "primary context", static_cast<int>(dev),
+                wb::hex(perContext).c_str(), ok ? "right" : "WRONG");
+    if (created) {
+      CU_CHECK(cuCtxDestroy(ctx));
+    } else {
+      CU_CHECK(cuCtxPopCurrent(&ctx));
+      CU_CHECK(cuDevicePrimaryCtxRelease(dev));
+    }
+  }
+}
+//! [launch-anywhere]
+
+//! [both-ways]
+// The seeds' library interface, written both ways. The module way must know every context
+// before it can serve it, keep a map, and find the current context on every call.
+struct ModuleWay {
+  std::map<CUcontext, CUmodule> modules;
+  void libraryInitialize(const std::vector<CUcontext>& contexts) {
+    for (CUcontext ctx : contexts) {
+      CU_CHECK(cuCtxPushCurrent(ctx));
+      CU_CHECK(cuModuleLoad(&modules[ctx], wb::kernelImage("vector_ops.fatbin").c_str()));
+      CU_CHECK(cuCtxPopCurrent(&ctx));
+    }
+  }
+  CUfunction libraryFunc(const char* name) {
+    CUcontext ctx = nullptr;
+    CU_CHECK(cuCtxGetCurrent(&ctx));
+    CUfunction f = nullptr;
+    CU_CHECK(cuModuleGetFunction(&f, modules.at(ctx), name));  // throws for a context it never saw
+    return f;
+  }
+  void libraryDeinitialize() {
+    for (auto& [ctx, module] : modules) {
+      CU_CHECK(cuCtxPushCurrent(ctx));
+      CU_CHECK(cuModuleUnload(module));
+      CUcontext popped = nullptr;
+      CU_CHECK(cuCtxPopCurrent(&popped));
+    }
+    modules.clear();
+  }
+};
+
+// The library way: one load, no contexts named, any context served.
+struct LibraryWay {
+  CUlibrary library = nullptr;
+  void libraryInitialize() {
+    CU_CHECK(cuLibraryLoadFromFile(&library, wb::kernelImage("vector_ops.fatbin").c_str(), nullptr, nullptr, 0,
+                                   nullptr, nullptr, 0));
+  }
+  CUkernel libraryFunc(const char* name) {
+    CUkernel k = nullptr;
+    CU_CHECK(cuLibraryGetKernel(&k, library, name));
+    return k;
+  }
+  void libraryDeinitialize() { CU_CHECK(cuLibraryUnload(library)); }
+};
+//! [both-ways]
+
+//! [compare]
+// Both ways on every device's primary context: time to set up, and device memory once used.
+void compare(int count) {
+  std::vector<CUdevice> devices(count);
+  std::vector<CUcontext> contexts(count);
+  for (int i = 0; i < count; ++i) {
+    CU_CHECK(cuDeviceGet(&devices[i], i));
+    CU_CHECK(cuDevicePrimaryCtxRetain(&contexts[i], devices[i]));
+  }
+  const auto freeOnDevice0 = [&] {
+    size_t free = 0, total = 0;
+    CU_CHECK(cuCtxPushCurrent(contexts[0]));
+    CU_CHECK(cuMemGetInfo(&free, &total));
+    CU_CHECK(cuCtxPopCurrent(&contexts[0]));
+    return free;
+  };
+  const auto useEverywhere = [&](auto&& fill, auto&& scale) {
+    bool ok = true;
+    for (CUcontext ctx : contexts) {
+      CU_CHECK(cuCtxPushCurrent(ctx));
+      ok = launchAndCheck(fill(), scale()) && ok;
+      CU_CHECK(cuCtxPopCurrent(&ctx));
+    }
+    return ok;
+  };
+
+  std::printf("\nThe seeds' library interface both ways, on %d device%s:\n", count, count == 1 ? "" : "s");
+  size_t before = freeOnDevice0();
+  wb::Stopwatch moduleClock;
+  ModuleWay modules;
+  modules.libraryInitialize(contexts);
+  const double moduleInitMs = moduleClock.ms();
+  const bool moduleOk = useEverywhere([&] { return modules.libraryFunc("fill"); },
+                                      [&] { return modules.libraryFunc("scale"); });
+  const double moduleTotalMs = moduleClock.ms();
+  const size_t moduleMemory = before - freeOnDevice0();
+  modules.libraryDeinitialize();
+
+  before = freeOnDevice0();
+  wb::Stopwatch libraryClock;
+  LibraryWay library;
+  library.libraryInitialize();
+  const double libraryInitMs = libraryClock.ms();
+  const bool libraryOk = useEverywhere([&] { return reinterpret_cast<CUfunction>(library.libraryFunc("fill")); },
+                                       [&] { return reinterpret_cast<CUfunction>(library.libraryFunc("scale")); });
+  const double libraryTotalMs = libraryClock.ms();
+  const size_t libraryMemory = before - freeOnDevice0();
+  library.libraryDeinitialize();
+
+  std::printf("  modules: initialize %.2f ms, with first use everywhere %.2f ms, device 0 memory %s, %s\n",
+              moduleInitMs, moduleTotalMs, wb::bytes(moduleMemory).c_str(), moduleOk ? "right" : "WRONG");
+  std::printf("  library: initialize %.2f ms, with first use everywhere %.2f ms, device 0 memory %s, %s\n",
+              libraryInitMs, libraryTotalMs, wb::bytes(libraryMemory).c_str(), libraryOk ? "right" : "WRONG");
+  for (int i = 0; i < count; ++i) CU_CHECK(cuDevicePrimaryCtxRelease(devices[i]));
+}
+//! [compare]
+
+//! [after-unload]
+// After cuLibraryUnload the CUkernel is a dangling handle. The launch below is refused; using a
+// handle after unload is undefined behaviour in general, so never rely on which error comes back.
+void afterUnload(CUkernel fill) {
+  CUdevice dev = 0;
+  CU_CHECK(cuDeviceGet(&dev, 0));
+  CUcontext ctx = nullptr;
+  CU_CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CU_CHECK(cuCtxPushCurrent(ctx));
+  CUdeviceptr out = 0;
+  CU_CHECK(cuMemAlloc(&out, 256 * sizeof(float)));
+  unsigned n = 256;
+  float value = 1.0f;
+  void* args[] = {&out, &value, &n};
+  const CUresult rc = cuLaunchKernel(reinterpret_cast<CUfunction>(fill), 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
+  std::printf("\nLaunching the CUkernel after cuLibraryUnload: %s (%d)\n", wb::errorName(rc).c_str(),
+              static_cast<int>(rc));
+  CU_CHECK(cuMemFree(out));
+  CU_CHECK(cuCtxPopCurrent(&ctx));
+  CU_CHECK(cuDevicePrimaryCtxRelease(dev));
+}
+//! [after-unload]
+
+int main() {
+  try {
+    CU_CHECK(cuInit(0));
+    int count = 0;
+    CU_CHECK(cuDeviceGetCount(&count));
+    std::printf("%d device%s.\n", count, count == 1 ? "" : "s");
+    CUlibrary library = loadLibraries();
+    listKernels(library);
+    CUkernel fill = nullptr, scale = nullptr;
+    CU_CHECK(cuLibraryGetKernel(&fill, library, "fill"));
+    CU_CHECK(cuLibraryGetKernel(&scale, library, "scale"));
+    launchEverywhere(fill, scale, count);
+    CU_CHECK(cuLibraryUnload(library));
+    afterUnload(fill);
+    compare(count);
+    return wb::kExitOk;
+  } catch (const wb::DriverError& e) {
+    return wb::reportFatal(e);
+  }
+}

@@ -1,0 +1,161 @@
+// Lesson 07's claims: a library loads with no context, its CUkernel runs in every context
+// (including ones created after the load), and it is worth nothing after cuLibraryUnload.
+#include "support.hpp"
+
+#include <cstddef>
+#include <set>
+#include <string>
+
+extern const unsigned char vector_ops_fatbin[];
+extern const std::size_t vector_ops_fatbin_size;
+
+namespace {
+
+class Library {
+ public:
+  Library() {
+    CU_CHECK(cuLibraryLoadFromFile(&lib_, wb::kernelImage("vector_ops.fatbin").c_str(), nullptr, nullptr, 0, nullptr,
+                                   nullptr, 0));
+  }
+  ~Library() {
+    if (lib_) cuLibraryUnload(lib_);
+  }
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+  CUkernel kernel(const char* name) const {
+    CUkernel k = nullptr;
+    CU_CHECK(cuLibraryGetKernel(&k, lib_, name));
+    return k;
+  }
+  CUlibrary get() const { return lib_; }
+  void unload() {
+    CU_CHECK(cuLibraryUnload(lib_));
+    lib_ = nullptr;
+  }
+
+ private:
+  CUlibrary lib_ = nullptr;
+};
+
+CUfunction asFunction(CUkernel k) { return reinterpret_cast<CUfunction>(k); }
+
+}  // namespace
+
+TEST_SUITE("no-context") {
+  TEST_CASE("cuLibraryLoadFromFile and cuLibraryLoadData work with no context current, and find kernels by name") {
+    wbt::initDriver();
+    REQUIRE(wbt::current() == nullptr);
+    Library fromFile;
+    CHECK(fromFile.get() != nullptr);
+    CUlibrary fromData = nullptr;
+    CHECK(vector_ops_fatbin_size > 0);
+    REQUIRE(cuLibraryLoadData(&fromData, vector_ops_fatbin, nullptr, nullptr, 0, nullptr, nullptr, 0) == CUDA_SUCCESS);
+    CUkernel k = nullptr;
+    CHECK(cuLibraryGetKernel(&k, fromData, "scale") == CUDA_SUCCESS);
+    CHECK(cuLibraryGetKernel(&k, fromData, "no_such_kernel") == CUDA_ERROR_NOT_FOUND);
+    CHECK(cuLibraryUnload(fromData) == CUDA_SUCCESS);
+    CHECK(wbt::current() == nullptr);  // loading made no context current
+  }
+
+#if CUDA_VERSION >= 12040
+  TEST_CASE("cuLibraryEnumerateKernels lists exactly the extern \"C\" kernels of the image") {
+    wbt::initDriver();
+    Library lib;
+    unsigned count = 0;
+    REQUIRE(cuLibraryGetKernelCount(&count, lib.get()) == CUDA_SUCCESS);
+    std::vector<CUkernel> kernels(count);
+    REQUIRE(cuLibraryEnumerateKernels(kernels.data(), count, lib.get()) == CUDA_SUCCESS);
+    std::set<std::string> names;
+    for (CUkernel k : kernels) {
+      const char* name = nullptr;
+      REQUIRE(cuKernelGetName(&name, k) == CUDA_SUCCESS);
+      names.insert(name);
+    }
+    CHECK(names == std::set<std::string>{"fill", "scale"});
+  }
+#endif
+}
+
+TEST_SUITE("launch") {
+  TEST_CASE("one CUkernel runs in the primary context and in a context created after the load") {
+    wbt::initDriver();
+    Library lib;
+    const CUkernel fill = lib.kernel("fill"), scale = lib.kernel("scale");
+    {
+      wbt::RetainedPrimary primary(wbt::device(0));
+      wbt::Pushed current(primary.get());
+      CHECK(wbt::mismatches(wbt::fillAndScale(asFunction(fill), asFunction(scale), 100000, 2, 3, 1), 7.0f) == 0);
+    }
+    wbt::OwnedContext later(wbt::device(0));
+    CHECK(wbt::mismatches(wbt::fillAndScale(asFunction(fill), asFunction(scale), 100000, 2, 3, 1), 7.0f) == 0);
+  }
+
+  TEST_CASE("cuKernelGetFunction gives each context its own CUfunction for the one CUkernel") {
+    wbt::initDriver();
+    Library lib;
+    const CUkernel fill = lib.kernel("fill");
+    wbt::OwnedContext a(wbt::device(0));
+    CUfunction inA = nullptr;
+    REQUIRE(cuKernelGetFunction(&inA, fill) == CUDA_SUCCESS);
+    wbt::OwnedContext b(wbt::device(0));
+    CUfunction inB = nullptr;
+    REQUIRE(cuKernelGetFunction(&inB, fill) == CUDA_SUCCESS);
+    CHECK(inA != nullptr);
+    CHECK(inA != inB);
+    CUfunction again = nullptr;
+    CHECK(cuKernelGetFunction(&again, fill) == CUDA_SUCCESS);
+    CHECK(again == inB);  // stable within a context
+  }
+}
+
+// In a child process (see wbt::runInChild): after cuLibraryUnload, a CUkernel that was already
+// loaded into the current context is a dangling handle, and on driver 580 launching it crashed the
+// process. The child exits 10 when the launch returned an error and 11 when it "worked".
+TEST_CASE("child: launch a CUkernel after cuLibraryUnload" * doctest::skip(!wbt::inChild())) {
+  wbt::initDriver();
+  Library lib;
+  const CUkernel fill = lib.kernel("fill");
+  wbt::RetainedPrimary primary(wbt::device(0));
+  wbt::Pushed current(primary.get());
+  wbt::DeviceBuffer out(256 * sizeof(float));
+  CUdeviceptr p = out.get();
+  float value = 1;
+  unsigned n = 256;
+  void* args[] = {&p, &value, &n};
+  REQUIRE(cuLaunchKernel(asFunction(fill), 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr) == CUDA_SUCCESS);
+  REQUIRE(cuCtxSynchronize() == CUDA_SUCCESS);
+  lib.unload();
+  const CUresult rc = cuLaunchKernel(asFunction(fill), 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
+  std::_Exit(rc == CUDA_SUCCESS ? 11 : 10);
+}
+
+// Named "undefined": the sanitize target leaves these suites out, since the child may crash.
+TEST_SUITE("undefined") {
+  TEST_CASE("after cuLibraryUnload the CUkernel no longer launches: the launch fails or the process dies") {
+    const wbt::ChildEnd end = wbt::runInChild("child: launch a CUkernel after cuLibraryUnload");
+    MESSAGE("the child " << (end.crashed ? "crashed" : "exited with " + std::to_string(end.code)));
+    CHECK((end.crashed || end.code == 10));
+    CHECK(end.code != 11);
+  }
+}
+
+TEST_SUITE("multi-device") {
+  TEST_CASE("one CUkernel, loaded once, runs in every device's primary context") {
+    const int count = wbt::initDriver();
+    REQUIRE(count >= 2);
+    MESSAGE("running on " << count << " devices");
+    Library lib;
+    const CUkernel fill = lib.kernel("fill"), scale = lib.kernel("scale");
+    std::set<CUfunction> perContext;
+    for (int i = 0; i < count; ++i) {
+      CAPTURE(i);
+      wbt::RetainedPrimary primary(wbt::device(i));
+      wbt::Pushed current(primary.get());
+      CHECK(wbt::mismatches(wbt::fillAndScale(asFunction(fill), asFunction(scale), 100000, 2, 3, 1), 7.0f) == 0);
+      CUfunction f = nullptr;
+      CHECK(cuKernelGetFunction(&f, fill) == CUDA_SUCCESS);
+      perContext.insert(f);
+    }
+    CHECK(perContext.size() == static_cast<size_t>(count));
+  }
+}
