@@ -2,7 +2,7 @@
 # course order; that one list makes the programs, their doctest binaries, their ctest entries, the
 # course run and the site's navigation.
 #
-# add_lesson(<NN-name> TITLE <one line>
+# add_lesson(<NN-name> TITLE <one line> PROVES <one line: what its assertions establish>
 #            [KERNELS <kernel>...]          kernel images the program and its tests load
 #            [EMBED <image file> <symbol>]  an image compiled into the program and its tests
 #            [RUN_ARGS <arg>...]            arguments for the program's run under ctest and the course
@@ -32,15 +32,15 @@ function(_workbook_gpu_test name labels)
 endfunction()
 
 function(add_lesson folder)
-  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES")
+  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE;PROVES" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES")
   if(NOT folder MATCHES "^([0-9][0-9])-([a-z0-9-]+)$")
     message(FATAL_ERROR "add_lesson(${folder}): a lesson folder is NN-name, e.g. 05-memory")
   endif()
   set(nn "${CMAKE_MATCH_1}")
   set(slug "${CMAKE_MATCH_2}")
   string(REPLACE "-" "_" slug_ "${slug}")
-  if(NOT L_TITLE)
-    message(FATAL_ERROR "add_lesson(${folder}): TITLE is required (it heads the lesson in the course)")
+  if(NOT L_TITLE OR NOT L_PROVES)
+    message(FATAL_ERROR "add_lesson(${folder}): TITLE and PROVES are required (the course map shows both)")
   endif()
   get_property(previous GLOBAL PROPERTY WORKBOOK_LESSONS)
   list(LENGTH previous count)
@@ -106,6 +106,7 @@ function(add_lesson folder)
 
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_LESSONS "${folder}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TITLE "${L_TITLE}")
+  set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_PROVES "${L_PROVES}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_PROGRAM "${program}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_ARGS "${L_RUN_ARGS}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TESTS "${tests}")
@@ -159,6 +160,12 @@ function(workbook_finish_course)
   add_test(NAME course COMMAND workbook-gpu-launcher --course "${CMAKE_BINARY_DIR}/course.tsv"
     WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}")
   set_tests_properties(course PROPERTIES LABELS "course" SKIP_RETURN_CODE ${WORKBOOK_SKIP_CODE} TIMEOUT 1800)
+  # The course stays whole: every lesson has its files, page, README row and snippets.
+  add_test(NAME course.lint
+    COMMAND "${CMAKE_COMMAND}" "-DSOURCE_DIR=${CMAKE_SOURCE_DIR}" "-DLESSONS=${lessons}"
+            -P "${CMAKE_SOURCE_DIR}/cmake/LintCourse.cmake")
+  set_tests_properties(course.lint PROPERTIES LABELS "cpu;docs")
+
   add_test(NAME gpu.probe COMMAND workbook-gpu-launcher --probe)
   set_tests_properties(gpu.probe PROPERTIES LABELS "probe")
 endfunction()

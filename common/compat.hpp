@@ -11,6 +11,7 @@ namespace wb {
 //   cuCtxCreate(CUcontext*, CUctxCreateParams*, unsigned flags, CUdevice)
 // and the three-argument call no longer compiles. A null CUctxCreateParams* asks for neither
 // execution affinity nor CIG mode, which is what the three-argument form always meant.
+//! [create-context]
 inline CUresult createContext(CUcontext* ctx, unsigned int flags, CUdevice dev) {
 #if CUDA_VERSION >= 13000
   return cuCtxCreate(ctx, nullptr, flags, dev);
@@ -18,5 +19,6 @@ inline CUresult createContext(CUcontext* ctx, unsigned int flags, CUdevice dev) 
   return cuCtxCreate(ctx, flags, dev);
 #endif
 }
+//! [create-context]
 
 }  // namespace wb

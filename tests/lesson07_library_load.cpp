@@ -58,7 +58,7 @@ TEST_SUITE("no-context") {
   }
 
 #if CUDA_VERSION >= 12040
-  TEST_CASE("cuLibraryEnumerateKernels lists exactly the extern \"C\" kernels of the image") {
+  TEST_CASE("cuLibraryEnumerateKernels lists exactly the kernels of the image, by their extern C names") {
     wbt::initDriver();
     Library lib;
     unsigned count = 0;
