@@ -50,7 +50,7 @@ TEST_SUITE("load") {
         continue;
       }
       Module m(file);
-      CHECK(wbt::mismatches(wbt::fillAndScale(m.function("fill"), m.function("scale"), 100000, 2, 3, 1), 7.0f) == 0);
+      CHECK(wb::mismatches(wb::fillAndScale(m.function("fill"), m.function("scale"), 100000, 2, 3, 1), 7.0f) == 0);
     }
   }
 
@@ -76,7 +76,7 @@ TEST_SUITE("load") {
     CUfunction fill = nullptr, scale = nullptr;
     CHECK(cuModuleGetFunction(&fill, module, "fill") == CUDA_SUCCESS);
     CHECK(cuModuleGetFunction(&scale, module, "scale") == CUDA_SUCCESS);
-    CHECK(wbt::mismatches(wbt::fillAndScale(fill, scale, 4096, 2, 3, 1), 7.0f) == 0);
+    CHECK(wb::mismatches(wb::fillAndScale(fill, scale, 4096, 2, 3, 1), 7.0f) == 0);
     CHECK(cuModuleUnload(module) == CUDA_SUCCESS);
   }
 
@@ -171,12 +171,7 @@ TEST_SUITE("contexts") {
       Module m("vector_ops.fatbin");
       fill = m.function("fill");
       wbt::OwnedContext other(wbt::device(0));  // now current
-      wbt::DeviceBuffer out(256 * sizeof(float));
-      CUdeviceptr p = out.get();
-      float value = 1;
-      unsigned n = 256;
-      void* args[] = {&p, &value, &n};
-      CHECK(cuLaunchKernel(fill, 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr) == CUDA_ERROR_INVALID_HANDLE);
+      CHECK(wb::tryLaunchFill(fill) == CUDA_ERROR_INVALID_HANDLE);
     }
   }
 
@@ -190,9 +185,9 @@ TEST_SUITE("contexts") {
     Module inB("vector_ops.fatbin");
     CHECK(inA.get() != inB.get());
     CHECK(inA.function("fill") != inB.function("fill"));
-    CHECK(wbt::mismatches(wbt::fillAndScale(inB.function("fill"), inB.function("scale"), 1000, 2, 3, 1), 7.0f) == 0);
+    CHECK(wb::mismatches(wb::fillAndScale(inB.function("fill"), inB.function("scale"), 1000, 2, 3, 1), 7.0f) == 0);
     wbt::Pushed backToA(a.get());
-    CHECK(wbt::mismatches(wbt::fillAndScale(inA.function("fill"), inA.function("scale"), 1000, 2, 3, 1), 7.0f) == 0);
+    CHECK(wb::mismatches(wb::fillAndScale(inA.function("fill"), inA.function("scale"), 1000, 2, 3, 1), 7.0f) == 0);
   }
 }
 
@@ -212,18 +207,13 @@ TEST_SUITE("multi-device") {
       CUfunction fill = nullptr, scale = nullptr;
       CU_CHECK(cuModuleGetFunction(&fill, m, "fill"));
       CU_CHECK(cuModuleGetFunction(&scale, m, "scale"));
-      CHECK(wbt::mismatches(wbt::fillAndScale(fill, scale, 100000, 2, 3, 1), 7.0f) == 0);
+      CHECK(wb::mismatches(wb::fillAndScale(fill, scale, 100000, 2, 3, 1), 7.0f) == 0);
     }
     CUfunction fromDevice0 = nullptr;
     CU_CHECK(cuModuleGetFunction(&fromDevice0, modules[0], "fill"));
     {
       wbt::Pushed onDevice1(primaries[1]->get());
-      wbt::DeviceBuffer out(256 * sizeof(float));
-      CUdeviceptr p = out.get();
-      float value = 1;
-      unsigned n = 256;
-      void* args[] = {&p, &value, &n};
-      CHECK(cuLaunchKernel(fromDevice0, 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr) == CUDA_ERROR_INVALID_HANDLE);
+      CHECK(wb::tryLaunchFill(fromDevice0) == CUDA_ERROR_INVALID_HANDLE);
     }
     for (int i = 0; i < count; ++i) {
       wbt::Pushed current(primaries[i]->get());

@@ -84,10 +84,10 @@ TEST_SUITE("launch") {
     {
       wbt::RetainedPrimary primary(wbt::device(0));
       wbt::Pushed current(primary.get());
-      CHECK(wbt::mismatches(wbt::fillAndScale(asFunction(fill), asFunction(scale), 100000, 2, 3, 1), 7.0f) == 0);
+      CHECK(wb::mismatches(wb::fillAndScale(asFunction(fill), asFunction(scale), 100000, 2, 3, 1), 7.0f) == 0);
     }
     wbt::OwnedContext later(wbt::device(0));
-    CHECK(wbt::mismatches(wbt::fillAndScale(asFunction(fill), asFunction(scale), 100000, 2, 3, 1), 7.0f) == 0);
+    CHECK(wb::mismatches(wb::fillAndScale(asFunction(fill), asFunction(scale), 100000, 2, 3, 1), 7.0f) == 0);
   }
 
   TEST_CASE("cuKernelGetFunction gives each context its own CUfunction for the one CUkernel") {
@@ -117,15 +117,9 @@ TEST_CASE("child: launch a CUkernel after cuLibraryUnload" * doctest::skip(!wbt:
   const CUkernel fill = lib.kernel("fill");
   wbt::RetainedPrimary primary(wbt::device(0));
   wbt::Pushed current(primary.get());
-  wbt::DeviceBuffer out(256 * sizeof(float));
-  CUdeviceptr p = out.get();
-  float value = 1;
-  unsigned n = 256;
-  void* args[] = {&p, &value, &n};
-  REQUIRE(cuLaunchKernel(asFunction(fill), 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr) == CUDA_SUCCESS);
-  REQUIRE(cuCtxSynchronize() == CUDA_SUCCESS);
+  REQUIRE(wb::tryLaunchFill(asFunction(fill)) == CUDA_SUCCESS);
   lib.unload();
-  const CUresult rc = cuLaunchKernel(asFunction(fill), 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
+  const CUresult rc = wb::tryLaunchFill(asFunction(fill));
   std::_Exit(rc == CUDA_SUCCESS ? 11 : 10);
 }
 
@@ -151,7 +145,7 @@ TEST_SUITE("multi-device") {
       CAPTURE(i);
       wbt::RetainedPrimary primary(wbt::device(i));
       wbt::Pushed current(primary.get());
-      CHECK(wbt::mismatches(wbt::fillAndScale(asFunction(fill), asFunction(scale), 100000, 2, 3, 1), 7.0f) == 0);
+      CHECK(wb::mismatches(wb::fillAndScale(asFunction(fill), asFunction(scale), 100000, 2, 3, 1), 7.0f) == 0);
       CUfunction f = nullptr;
       CHECK(cuKernelGetFunction(&f, fill) == CUDA_SUCCESS);
       perContext.insert(f);

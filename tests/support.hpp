@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "vector_ops.hpp"
 #include "workbook.hpp"
 
 #include <cstdio>
@@ -114,34 +115,6 @@ class DeviceBuffer {
 
 }  // namespace wbt
 
-namespace wbt {
-
-// Launches fill(out, value, n) then scale(out, factor, offset, n) and returns what came back, so a
-// test can check every element against value * factor + offset. f and s must belong to (or, for a
-// CUkernel cast to CUfunction, be loadable in) the current context.
-inline std::vector<float> fillAndScale(CUfunction fill, CUfunction scale, unsigned n, float value, float factor,
-                                       float offset) {
-  DeviceBuffer out(n * sizeof(float));
-  CUdeviceptr p = out.get();
-  void* fillArgs[] = {&p, &value, &n};
-  void* scaleArgs[] = {&p, &factor, &offset, &n};
-  const unsigned blocks = (n + 255) / 256;
-  CU_CHECK(cuLaunchKernel(fill, blocks, 1, 1, 256, 1, 1, 0, nullptr, fillArgs, nullptr));
-  CU_CHECK(cuLaunchKernel(scale, blocks, 1, 1, 256, 1, 1, 0, nullptr, scaleArgs, nullptr));
-  CU_CHECK(cuCtxSynchronize());
-  std::vector<float> host(n);
-  CU_CHECK(cuMemcpyDtoH(host.data(), p, n * sizeof(float)));
-  return host;
-}
-
-// How many elements differ from expected.
-inline size_t mismatches(const std::vector<float>& values, float expected) {
-  size_t bad = 0;
-  for (float v : values) bad += v != expected;
-  return bad;
-}
-
-}  // namespace wbt
 
 #include <spawn.h>
 #include <sys/wait.h>

@@ -11,6 +11,7 @@
 // APIs: cuModuleLoad, cuModuleLoadData, cuModuleLoadDataEx, cuModuleGetFunction, cuModuleUnload,
 //       cuModuleGetLoadingMode, cuLaunchKernel, cuCtxSynchronize
 // Run:  ctest -R lesson06   (or build/lessons/lesson06-module-load, from any directory)
+#include "vector_ops.hpp"
 #include "workbook.hpp"
 
 #include <unistd.h>
@@ -24,23 +25,10 @@
 #include <string>
 #include <vector>
 
-// fill(out, 2, n) then scale(out, 3, 1, n): every element must come back as 7.
+// fill(out, 2, n) then scale(out, 3, 1, n), launched by wb::fillAndScale (common/vector_ops.cpp,
+// where cuLaunchKernel is): every element must come back as 7.
 bool launchAndCheck(CUfunction fill, CUfunction scale) {
-  unsigned n = 1u << 20;
-  float value = 2.0f, factor = 3.0f, offset = 1.0f;
-  CUdeviceptr out = 0;
-  CU_CHECK(cuMemAlloc(&out, n * sizeof(float)));
-  void* fillArgs[] = {&out, &value, &n};
-  void* scaleArgs[] = {&out, &factor, &offset, &n};
-  CU_CHECK(cuLaunchKernel(fill, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, fillArgs, nullptr));
-  CU_CHECK(cuLaunchKernel(scale, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, scaleArgs, nullptr));
-  CU_CHECK(cuCtxSynchronize());
-  std::vector<float> host(n);
-  CU_CHECK(cuMemcpyDtoH(host.data(), out, n * sizeof(float)));
-  CU_CHECK(cuMemFree(out));
-  size_t bad = 0;
-  for (float v : host) bad += v != 7.0f;
-  return bad == 0;
+  return wb::mismatches(wb::fillAndScale(fill, scale, 1u << 20, 2.0f, 3.0f, 1.0f), 7.0f) == 0;
 }
 
 //! [loading-mode]
@@ -149,15 +137,9 @@ struct ModuleLibrary {
 void wrongContext(CUfunction fromPrimary, CUdevice dev) {
   CUcontext other = nullptr;
   CU_CHECK(wb::createContext(&other, 0, dev));  // pushed: now current
-  CUdeviceptr out = 0;
-  CU_CHECK(cuMemAlloc(&out, 256 * sizeof(float)));
-  unsigned n = 256;
-  float value = 1.0f;
-  void* args[] = {&out, &value, &n};
-  const CUresult rc = cuLaunchKernel(fromPrimary, 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
+  const CUresult rc = wb::tryLaunchFill(fromPrimary);
   std::printf("\nLaunching device 0's primary-context function while another context is current: %s (%d)\n",
               wb::errorName(rc).c_str(), static_cast<int>(rc));
-  CU_CHECK(cuMemFree(out));
   CU_CHECK(cuCtxDestroy(other));
 }
 //! [wrong-context]

@@ -10,6 +10,7 @@
 // APIs: cuLibraryLoadFromFile, cuLibraryLoadData, cuLibraryGetKernel, cuLibraryGetKernelCount,
 //       cuLibraryEnumerateKernels, cuKernelGetName, cuKernelGetFunction, cuLibraryUnload, cuLaunchKernel
 // Run:  ctest -R lesson07   (or build/lessons/lesson07-library-load, from any directory)
+#include "vector_ops.hpp"
 #include "workbook.hpp"
 
 #include <cstddef>
@@ -22,24 +23,11 @@
 extern const unsigned char vector_ops_fatbin[];
 extern const std::size_t vector_ops_fatbin_size;
 
-// fill(out, 2, n) then scale(out, 3, 1, n) in the current context: every element must be 7.
-// A CUkernel is launched by casting it to CUfunction; the driver picks the current context's copy.
+// fill(out, 2, n) then scale(out, 3, 1, n) in the current context (wb::fillAndScale, in
+// common/vector_ops.cpp): every element must be 7. A CUkernel is launched by casting it to
+// CUfunction; the driver picks the current context's copy, loading it there first if needed.
 bool launchAndCheck(CUfunction fill, CUfunction scale) {
-  unsigned n = 1u << 20;
-  float value = 2.0f, factor = 3.0f, offset = 1.0f;
-  CUdeviceptr out = 0;
-  CU_CHECK(cuMemAlloc(&out, n * sizeof(float)));
-  void* fillArgs[] = {&out, &value, &n};
-  void* scaleArgs[] = {&out, &factor, &offset, &n};
-  CU_CHECK(cuLaunchKernel(fill, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, fillArgs, nullptr));
-  CU_CHECK(cuLaunchKernel(scale, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, scaleArgs, nullptr));
-  CU_CHECK(cuCtxSynchronize());
-  std::vector<float> host(n);
-  CU_CHECK(cuMemcpyDtoH(host.data(), out, n * sizeof(float)));
-  CU_CHECK(cuMemFree(out));
-  size_t bad = 0;
-  for (float v : host) bad += v != 7.0f;
-  return bad == 0;
+  return wb::mismatches(wb::fillAndScale(fill, scale, 1u << 20, 2.0f, 3.0f, 1.0f), 7.0f) == 0;
 }
 
 //! [load-without-context]
