@@ -174,7 +174,7 @@ void loadErrors(CUdevice dev) {
   }
   if (!foreign.empty()) {
     rc = cuModuleLoad(&module, wb::kernelImage("vector_ops.sm_" + foreign + ".cubin").c_str());
-    std::printf("  a cubin for sm_%s only:        %s (%d)\n", foreign.c_str(), wb::errorName(rc).c_str(),
+    std::printf("  a cubin for sm_%s only:       %s (%d)\n", foreign.c_str(), wb::errorName(rc).c_str(),
                 static_cast<int>(rc));
   }
 
