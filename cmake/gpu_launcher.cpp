@@ -148,8 +148,8 @@ int spawnAndWait(const std::vector<std::string>& args) {
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
-    std::printf("could not start %s: %s\n", argv[0], std::strerror(errno));
+  if (const int err = posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ); err != 0) {
+    std::printf("could not start %s: %s\n", argv[0], std::strerror(err));
     return 127;
   }
   int status = 0;

@@ -7,8 +7,14 @@
 #include "vector_ops.hpp"
 #include "workbook.hpp"
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace wbt {
@@ -115,13 +121,6 @@ class DeviceBuffer {
 
 }  // namespace wbt
 
-
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <string>
 
 extern char** environ;
 

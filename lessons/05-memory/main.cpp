@@ -22,8 +22,9 @@
 #include <vector>
 
 //! [alloc]
-// cuMemAlloc rounds nothing you can see: you get exactly the bytes you asked for, at an address
-// aligned to at least 256 bytes, inside a range the driver can name from any address within it.
+// cuMemAlloc returns an address aligned to at least 256 bytes. The allocation's range is exactly the
+// size asked for (cuMemGetAddressRange names it from any address inside); cuMemGetInfo counts the
+// device pages behind it, at least that much.
 void allocation() {
   std::printf("cuMemAlloc:\n");
   for (size_t bytes : {size_t{1}, size_t{3}, size_t{1000}, size_t{(1u << 20) + 1}}) {

@@ -4,7 +4,7 @@
 // context. cuModuleLoad takes a file (a fatbin, a cubin for the device's own architecture, or PTX
 // that the driver compiles), cuModuleLoadData takes the image from memory, and cuModuleLoadDataEx
 // adds JIT options such as the compiler's info and error logs. Lazy loading defers the real work
-// to first use (CUDA_MODULE_LOADING=EAGER switches that off). A library that must run on every
+// until a kernel is asked for (CUDA_MODULE_LOADING=EAGER switches that off). A library that must run on every
 // device therefore keeps a map from context to module, and a function from one context launched
 // in another fails. Every load error a user meets is provoked and named.
 //
@@ -36,8 +36,8 @@ void loadingMode() {
   CUmoduleLoadingMode mode;
   CU_CHECK(cuModuleGetLoadingMode(&mode));
   const char* env = std::getenv("CUDA_MODULE_LOADING");
-  std::printf("Module loading mode: %s (CUDA_MODULE_LOADING=%s). Lazy loading defers each kernel's\n"
-              "upload to its first use, so loading is cheap and the first launch pays.\n",
+  std::printf("Module loading mode: %s (CUDA_MODULE_LOADING=%s). Lazy loading defers loading each\n"
+              "kernel until cuModuleGetFunction asks for it, so cuModuleLoad is cheap and first use pays.\n",
               mode == CU_MODULE_LAZY_LOADING ? "lazy" : "eager", env ? env : "<unset>");
 }
 //! [loading-mode]
