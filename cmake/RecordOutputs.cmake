@@ -2,15 +2,16 @@
 # (target: record-outputs, which writes docs/output/)
 #
 # Runs every lesson on this machine's GPU and stores what each printed as lessonNN.txt, under a
-# header naming the device, the driver, the toolkit and the date; files a lesson writes for the
-# site (its OUTPUTS) are copied beside them. The site includes these files: never edit them by hand.
+# header naming the device, the driver, the toolkit and the date; a CSV file a lesson writes (one
+# of its run arguments ends in .csv) is copied beside them. The site includes these files: never
+# edit them by hand.
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   OUTPUT_VARIABLE gpus RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT rc EQUAL 0 OR NOT gpus)
   message(FATAL_ERROR "nvidia-smi found no GPU: record the outputs on a machine with the NVIDIA driver and a GPU")
 endif()
-# "NVIDIA H200, 580.159.04" per GPU -> "NVIDIA H200 x2, driver 580.159.04"
+# "NVIDIA H200, 580.159.04" per GPU -> "2 GPUs (the first: NVIDIA H200), driver 580.159.04"
 string(REPLACE "\n" ";" rows "${gpus}")
 list(LENGTH rows count)
 list(GET rows 0 first)

@@ -1,5 +1,6 @@
 #include "images.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +14,17 @@ std::string kernelDir() {
 
 std::string kernelImage(const std::string& file) { return kernelDir() + "/" + file; }
 
-std::string builtArchitectures() { return WORKBOOK_CUDA_ARCHS; }
+std::vector<unsigned> builtArchitectures() {
+  // WORKBOOK_CUDA_ARCHS is the CMake list, sorted, with commas for semicolons ("75,80,86").
+  std::vector<unsigned> archs;
+  const std::string list = WORKBOOK_CUDA_ARCHS;
+  for (size_t at = 0; at < list.size();) {
+    const size_t end = std::min(list.find(',', at), list.size());
+    archs.push_back(static_cast<unsigned>(std::stoul(list.substr(at, end - at))));
+    at = end + 1;
+  }
+  return archs;
+}
 
 std::string bytes(std::size_t n) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace wb {
 
@@ -13,8 +14,8 @@ namespace wb {
 std::string kernelDir();
 // kernelDir() + "/" + file, e.g. kernelImage("vector_ops.fatbin").
 std::string kernelImage(const std::string& file);
-// The architectures built into the images, comma-separated ("75,80,86,87,89,90").
-std::string builtArchitectures();
+// The architectures built into the images (WORKBOOK_CUDA_ARCHS), lowest first: {75, 80, ..., 90}.
+std::vector<unsigned> builtArchitectures();
 
 // "512 B", "4.00 KiB", "1.50 GiB".
 std::string bytes(std::size_t n);

@@ -41,8 +41,9 @@ CUresult tryLaunchFill(CUfunction fill) {
   float value = 1.0f;
   void* args[] = {&out, &value, &n};
   const CUresult rc = cuLaunchKernel(fill, 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
-  if (rc == CUDA_SUCCESS) CU_CHECK(cuCtxSynchronize());
-  CU_CHECK(cuMemFree(out));
+  const CUresult synced = rc == CUDA_SUCCESS ? cuCtxSynchronize() : CUDA_SUCCESS;
+  CU_CHECK(cuMemFree(out));  // freed before a failed synchronize is reported, like fillAndScale
+  CU_CHECK(synced);
   return rc;
 }
 

@@ -6,7 +6,6 @@
 #include "cuda_check.hpp"
 #include "images.hpp"
 
-
 namespace wb {
 
 // Exit codes of every lesson program.

@@ -39,9 +39,8 @@ std::vector<std::string> split(const std::string& list) {
 }
 
 std::set<unsigned> builtArchs() {
-  std::set<unsigned> archs;
-  for (const auto& a : split(wb::builtArchitectures())) archs.insert(static_cast<unsigned>(std::stoul(a)));
-  return archs;
+  const auto archs = wb::builtArchitectures();
+  return {archs.begin(), archs.end()};
 }
 
 // The architecture a cubin was built for: its ELF e_flags hold it, in bits 0-7 up to ELF ABI

@@ -16,7 +16,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -164,14 +163,9 @@ void loadErrors(CUdevice dev) {
 
   int major = 0;
   CU_CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
-  const std::string archs = wb::builtArchitectures();
   std::string foreign;  // a built architecture of another generation than this device's
-  for (size_t at = 0; at < archs.size();) {
-    const size_t end = std::min(archs.find(',', at), archs.size());
-    const std::string arch = archs.substr(at, end - at);
-    if (std::stoi(arch) / 10 != major) foreign = arch;
-    at = end + 1;
-  }
+  for (unsigned arch : wb::builtArchitectures())
+    if (arch / 10 != static_cast<unsigned>(major)) foreign = std::to_string(arch);
   if (!foreign.empty()) {
     rc = cuModuleLoad(&module, wb::kernelImage("vector_ops.sm_" + foreign + ".cubin").c_str());
     std::printf("  a cubin for sm_%s only:       %s (%d)\n", foreign.c_str(), wb::errorName(rc).c_str(),
