@@ -22,7 +22,13 @@ int reportFatal(const DriverError& error) {
                    visible ? " (CUDA_VISIBLE_DEVICES is '" : "", visible ? visible : "", visible ? "')" : "");
       return kExitNoGpu;
     }
+    // CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER (36) is declared from CUDA 13.0's header on; CUDA 12.6's
+    // header lacks the name, but a newer driver can still return the code.
+#if CUDA_VERSION >= 13000
     case CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER:
+#else
+    case static_cast<CUresult>(36):
+#endif
     case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
     case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
       std::fprintf(stderr,
@@ -34,6 +40,11 @@ int reportFatal(const DriverError& error) {
       std::fprintf(stderr, "The call above failed; its name and description say why.\n");
       return kExitDriverError;
   }
+}
+
+int reportFatal(const ImageError& error) {
+  std::fprintf(stderr, "error: kernel image %s\n", error.what());
+  return kExitBadImage;
 }
 
 }  // namespace wb

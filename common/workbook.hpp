@@ -1,9 +1,11 @@
 // What every lesson includes: the checked call, the CUDA 12/13 bridges, and the few helpers the
-// lessons share (where the kernel images are, how a fatal error ends a program, readable sizes).
+// lessons share (where the kernel images are and how they are checked, how a fatal error ends a
+// program, readable sizes).
 #pragma once
 
 #include "compat.hpp"
 #include "cuda_check.hpp"
+#include "image_reader.hpp"
 #include "images.hpp"
 
 namespace wb {
@@ -12,9 +14,11 @@ namespace wb {
 constexpr int kExitOk = 0;
 constexpr int kExitDriverError = 1;  // a Driver API call failed: the message names it
 constexpr int kExitNoGpu = 2;        // no usable driver or device: the stub driver, no device, too old a driver
+constexpr int kExitBadImage = 3;     // a kernel image is missing or damaged: the message names the file
 constexpr int kExitUsage = 64;       // bad command line
 
 // Prints the error and what to do about it to stderr; returns the exit code for main().
 int reportFatal(const DriverError& error);
+int reportFatal(const ImageError& error);
 
 }  // namespace wb

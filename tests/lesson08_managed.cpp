@@ -1,5 +1,6 @@
 // Lesson 08's claims: a __managed__ variable is one pointer for every context and device, and
 // kernels in several contexts add up in it; a __device__ variable is one copy per context.
+#include "damaged_images.hpp"
 #include "support.hpp"
 
 #include <memory>
@@ -9,7 +10,7 @@ namespace {
 
 struct Counters {
   Counters() {
-    CU_CHECK(cuLibraryLoadFromFile(&lib, wb::kernelImage("counters.fatbin").c_str(), nullptr, nullptr, 0, nullptr,
+    CU_CHECK(cuLibraryLoadFromFile(&lib, wb::verifiedImagePath("counters.fatbin").c_str(), nullptr, nullptr, 0, nullptr,
                                    nullptr, 0));
     CU_CHECK(cuLibraryGetKernel(&count, lib, "count"));
   }
@@ -126,5 +127,12 @@ TEST_SUITE("multi-device") {
       expected += 1000u * (i + 1);
     }
     CHECK(*counter == expected);
+  }
+}
+
+// Named "damaged-images": the sanitize target leaves it out; it runs the lesson program, not the driver.
+TEST_SUITE("damaged-images") {
+  TEST_CASE("pointed at an empty folder or at damaged images, the program stops in seconds, naming the file") {
+    wbt::checkProgramRefusesDamagedImages(WORKBOOK_LESSON_PROGRAM);
   }
 }

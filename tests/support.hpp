@@ -126,8 +126,8 @@ extern char** environ;
 
 namespace wbt {
 
-// Behaviour the headers call undefined (a handle used after cuLibraryUnload or cuCtxDestroy) may
-// crash the process, so tests that provoke it run it in a child: this binary again, running one
+// Behaviour the reference leaves undefined or unspecified (a handle used after cuLibraryUnload or
+// cuCtxDestroy) may crash the process, so tests that provoke it run it in a child: this binary again, running one
 // test case with WORKBOOK_CHILD=1 set. Such cases carry * doctest::skip(!wbt::inChild()).
 inline bool inChild() { return std::getenv("WORKBOOK_CHILD") != nullptr; }
 

@@ -16,10 +16,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -49,13 +48,15 @@ void loadThreeWays(CUdevice dev) {
   CU_CHECK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
   const std::string ownCubin = "vector_ops.sm_" + std::to_string(major * 10 + minor) + ".cubin";
 
+  const std::vector<unsigned> built = wb::builtArchitectures();
+  const bool ownBuilt = std::find(built.begin(), built.end(), unsigned(major * 10 + minor)) != built.end();
   for (const std::string& image : {std::string("vector_ops.fatbin"), ownCubin}) {
-    const std::string path = wb::kernelImage(image);
-    if (std::ifstream(path).fail()) {
-      std::printf("  %s: not built (WORKBOOK_CUDA_ARCHS lacks this device): the fatbin's PTX covers it\n",
-                  image.c_str());
+    if (image == ownCubin && !ownBuilt) {
+      std::printf("  %s: not built (WORKBOOK_CUDA_ARCHS lacks sm_%d%d): the fatbin's PTX covers this device\n",
+                  image.c_str(), major, minor);
       continue;
     }
+    const std::string path = wb::verifiedImagePath(image);  // checked before the driver sees it
     wb::Stopwatch clock;
     CUmodule module = nullptr;
     CU_CHECK(cuModuleLoad(&module, path.c_str()));
@@ -69,8 +70,7 @@ void loadThreeWays(CUdevice dev) {
   }
 
   // PTX is compiled by the driver at load time; the JIT options return its logs and wall time.
-  std::ifstream in(wb::kernelImage("vector_ops.ptx"));
-  const std::string ptx((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<char> ptx = wb::readVerifiedImage("vector_ops.ptx");  // NUL-terminated text
   char infoLog[4096] = {}, errorLog[4096] = {};
   float wallMs = -1;  // written only when the JIT really compiles
   CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
@@ -78,7 +78,7 @@ void loadThreeWays(CUdevice dev) {
   void* values[] = {infoLog, reinterpret_cast<void*>(sizeof infoLog), errorLog,
                     reinterpret_cast<void*>(sizeof errorLog), reinterpret_cast<void*>(1), &wallMs};
   CUmodule module = nullptr;
-  CU_CHECK(cuModuleLoadDataEx(&module, ptx.c_str(), 6, options, values));
+  CU_CHECK(cuModuleLoadDataEx(&module, ptx.data(), 6, options, values));
   CUfunction fill = nullptr, scale = nullptr;
   CU_CHECK(cuModuleGetFunction(&fill, module, "fill"));
   CU_CHECK(cuModuleGetFunction(&scale, module, "scale"));
@@ -107,7 +107,7 @@ struct ModuleLibrary {
   void load(CUcontext ctx) {
     CU_CHECK(cuCtxPushCurrent(ctx));
     CUmodule module = nullptr;
-    CU_CHECK(cuModuleLoad(&module, wb::kernelImage("vector_ops.fatbin").c_str()));
+    CU_CHECK(cuModuleLoad(&module, wb::verifiedImagePath("vector_ops.fatbin").c_str()));
     CU_CHECK(cuCtxPopCurrent(&ctx));
     modules[ctx] = module;
   }
@@ -163,25 +163,55 @@ void loadErrors(CUdevice dev) {
 
   int major = 0;
   CU_CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
-  std::string foreign;  // a built architecture of another generation than this device's
+  // A cubin for sm_XY runs on devices of major X and minor Y or later, never on another major.
+  std::string foreign;  // a built architecture of another major version than this device's
   for (unsigned arch : wb::builtArchitectures())
     if (arch / 10 != static_cast<unsigned>(major)) foreign = std::to_string(arch);
   if (!foreign.empty()) {
-    rc = cuModuleLoad(&module, wb::kernelImage("vector_ops.sm_" + foreign + ".cubin").c_str());
+    rc = cuModuleLoad(&module, wb::verifiedImagePath("vector_ops.sm_" + foreign + ".cubin").c_str());
     std::printf("  a cubin for sm_%s only:       %s (%d)\n", foreign.c_str(), wb::errorName(rc).c_str(),
                 static_cast<int>(rc));
   }
 
-  CU_CHECK(cuModuleLoad(&module, wb::kernelImage("vector_ops.fatbin").c_str()));
+  // PTX that claims an ISA version newer than this driver's JIT compiler knows (as PTX from a newer
+  // toolkit does) is refused by cuModuleLoadData.
+  const char fromTheFuture[] = ".version 9.9\n.target sm_75\n.address_size 64\n"
+                               ".visible .entry nothing() { ret; }\n";
+  rc = cuModuleLoadData(&module, fromTheFuture);
+  std::printf("  PTX of ISA version 9.9:       %s (%d)\n", wb::errorName(rc).c_str(), static_cast<int>(rc));
+  if (rc == CUDA_SUCCESS) CU_CHECK(cuModuleUnload(module));
+
+  CU_CHECK(cuModuleLoad(&module, wb::verifiedImagePath("vector_ops.fatbin").c_str()));
   CUfunction f = nullptr;
   rc = cuModuleGetFunction(&f, module, "no_such_kernel");
   std::printf("  an unknown kernel name:       %s (%d)\n", wb::errorName(rc).c_str(), static_cast<int>(rc));
-  rc = cuModuleGetFunction(&f, module, "_Z4fillPfjf");
+  rc = cuModuleGetFunction(&f, module, "_Z4fillPffj");  // what fill(float*, float, unsigned) mangles to
   std::printf("  a C++-mangled name:           %s (%d): the kernels are extern \"C\"\n", wb::errorName(rc).c_str(),
               static_cast<int>(rc));
   CU_CHECK(cuModuleUnload(module));
 }
 //! [load-errors]
+
+//! [damaged]
+// The driver trusts the sizes written inside an image, so a damaged one can hang or crash it (the
+// page shows what driver 580 did). wb::verifiedImagePath and wb::readVerifiedImage check every
+// image first; here the same check meets a copy of the fatbin cut to 300 bytes, which never
+// reaches the driver.
+void damagedImage() {
+  const std::vector<char> fatbin = wb::readVerifiedImage("vector_ops.fatbin");
+  char path[] = "/tmp/workbook-cut-XXXXXX.fatbin";
+  const int fd = mkstemps(path, 7);
+  if (fd < 0) {
+    std::printf("  (no scratch file in /tmp: skipped)\n");
+    return;
+  }
+  const bool written = write(fd, fatbin.data(), 300) == 300;
+  close(fd);
+  std::printf("  vector_ops.fatbin is %zu bytes and intact; a copy cut to 300 bytes: %s\n", fatbin.size(),
+              written ? wb::imageProblem(path).c_str() : "(could not be written)");
+  unlink(path);
+}
+//! [damaged]
 
 //! [cost]
 // What one module costs in one context: load time, and device memory once its kernels are used.
@@ -193,7 +223,7 @@ void moduleCost(CUdevice dev) {
   CU_CHECK(cuMemGetInfo(&before, &total));
   wb::Stopwatch clock;
   CUmodule module = nullptr;
-  CU_CHECK(cuModuleLoad(&module, wb::kernelImage("vector_ops.fatbin").c_str()));
+  CU_CHECK(cuModuleLoad(&module, wb::verifiedImagePath("vector_ops.fatbin").c_str()));
   const double loadMs = clock.ms();
   CUfunction fill = nullptr, scale = nullptr;
   CU_CHECK(cuModuleGetFunction(&fill, module, "fill"));
@@ -256,6 +286,9 @@ int main() {
     CU_CHECK(cuCtxPopCurrent(&primary0));
     library.unloadAll();
 
+    std::printf("\nDamaged images are stopped before the driver sees them:\n");
+    damagedImage();
+
     std::printf("\nWhat a module costs, per context:\n");
     for (int i = 0; i < count; ++i) {
       CUdevice dev = 0;
@@ -270,6 +303,8 @@ int main() {
     CU_CHECK(cuDevicePrimaryCtxRelease(dev0));  // the first retain
     return wb::kExitOk;
   } catch (const wb::DriverError& e) {
+    return wb::reportFatal(e);
+  } catch (const wb::ImageError& e) {
     return wb::reportFatal(e);
   }
 }

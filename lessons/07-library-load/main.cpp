@@ -38,10 +38,11 @@ CUlibrary loadLibraries() {
   std::printf("Current context before loading: %s\n", current ? wb::hex(current).c_str() : "none");
   wb::Stopwatch clock;
   CUlibrary fromFile = nullptr;
-  CU_CHECK(cuLibraryLoadFromFile(&fromFile, wb::kernelImage("vector_ops.fatbin").c_str(), nullptr, nullptr, 0,
+  CU_CHECK(cuLibraryLoadFromFile(&fromFile, wb::verifiedImagePath("vector_ops.fatbin").c_str(), nullptr, nullptr, 0,
                                  nullptr, nullptr, 0));
   std::printf("cuLibraryLoadFromFile(vector_ops.fatbin): %s in %.2f ms\n", wb::hex(fromFile).c_str(), clock.ms());
   CUlibrary embedded = nullptr;
+  wb::verifyImageBytes(vector_ops_fatbin, vector_ops_fatbin_size, wb::ImageKind::Fatbin, "the embedded fatbin");
   CU_CHECK(cuLibraryLoadData(&embedded, vector_ops_fatbin, nullptr, nullptr, 0, nullptr, nullptr, 0));
   std::printf("cuLibraryLoadData(the %zu-byte fatbin inside this program): %s\n", vector_ops_fatbin_size,
               wb::hex(embedded).c_str());
@@ -112,7 +113,7 @@ struct ModuleWay {
   void libraryInitialize(const std::vector<CUcontext>& contexts) {
     for (CUcontext ctx : contexts) {
       CU_CHECK(cuCtxPushCurrent(ctx));
-      CU_CHECK(cuModuleLoad(&modules[ctx], wb::kernelImage("vector_ops.fatbin").c_str()));
+      CU_CHECK(cuModuleLoad(&modules[ctx], wb::verifiedImagePath("vector_ops.fatbin").c_str()));
       CU_CHECK(cuCtxPopCurrent(&ctx));
     }
   }
@@ -138,7 +139,7 @@ struct ModuleWay {
 struct LibraryWay {
   CUlibrary library = nullptr;
   void libraryInitialize() {
-    CU_CHECK(cuLibraryLoadFromFile(&library, wb::kernelImage("vector_ops.fatbin").c_str(), nullptr, nullptr, 0,
+    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("vector_ops.fatbin").c_str(), nullptr, nullptr, 0,
                                    nullptr, nullptr, 0));
   }
   CUkernel libraryFunc(const char* name) {
@@ -234,6 +235,8 @@ int main() {
     compare(count);
     return wb::kExitOk;
   } catch (const wb::DriverError& e) {
+    return wb::reportFatal(e);
+  } catch (const wb::ImageError& e) {
     return wb::reportFatal(e);
   }
 }

@@ -114,7 +114,7 @@ int main() {
     }
 
     CUlibrary library = nullptr;
-    CU_CHECK(cuLibraryLoadFromFile(&library, wb::kernelImage("counters.fatbin").c_str(), nullptr, nullptr, 0,
+    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("counters.fatbin").c_str(), nullptr, nullptr, 0,
                                    nullptr, nullptr, 0));
     CUkernel countKernel = nullptr;
     CU_CHECK(cuLibraryGetKernel(&countKernel, library, "count"));
@@ -145,6 +145,8 @@ int main() {
     CU_CHECK(cuLibraryUnload(library));
     return wb::kExitOk;
   } catch (const wb::DriverError& e) {
+    return wb::reportFatal(e);
+  } catch (const wb::ImageError& e) {
     return wb::reportFatal(e);
   }
 }
