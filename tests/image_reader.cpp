@@ -107,6 +107,8 @@ TEST_SUITE("image-reader") {
     REQUIRE(at != std::string::npos);
     noVersion[at + 1] = 'V';  // ".Version" is no directive
     std::filesystem::create_directory(s.dir() + "/a-folder.fatbin");
+    std::vector<char> elfThenRandom = randomBytes(cubin.size());
+    std::memcpy(elfThenRandom.data(), "\x7f" "ELF\x07", 5);  // EI_CLASS 7: neither 32- nor 64-bit
 
     struct Crafted {
       std::string what, path, reason;  // reason: how the problem must start
@@ -127,7 +129,7 @@ TEST_SUITE("image-reader") {
         {"a cubin cut to 300 bytes", s.write("cut300.cubin", head(cubin, 300)),
          "cut short: the section header table ends at byte"},
         {"a cubin cut to its ELF magic", s.write("magic.cubin", head(cubin, 40)), "cut short: an ELF header is 64 bytes"},
-        {"random bytes named .cubin", s.write("random.cubin", randomBytes(cubin.size())), "not a cubin"},
+        {"random bytes after an ELF magic", s.write("random.cubin", elfThenRandom), "not a 64-bit ELF"},
         {"zeros named .cubin", s.write("zeros.cubin", std::vector<char>(cubin.size(), '\0')), "not a cubin"},
         {"PTX cut in half", s.write("half.ptx", head(ptx, ptx.size() / 2)), "cut short: the last line"},
         {"binary bytes named .ptx", s.write("random.ptx", randomBytes(500)), "not PTX text"},
