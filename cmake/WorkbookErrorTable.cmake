@@ -3,18 +3,25 @@
 # included, with CUDA_ERROR_STUB_LIBRARY). Each entry also carries the header's doc comment for that
 # code, which becomes the description when cuGetErrorString is unavailable.
 
+#
+# workbook_generate_error_table(<out file> [<cuda.h>]): the header defaults to the toolkit's. Also
+# usable from a script (cmake -P), as the CUDA 12 header check does for another toolkit's cuda.h.
 function(workbook_generate_error_table out_file)
-  set(header "")
-  foreach(dir IN LISTS CUDAToolkit_INCLUDE_DIRS)
-    if(EXISTS "${dir}/cuda.h")
-      set(header "${dir}/cuda.h")
-      break()
-    endif()
-  endforeach()
+  set(header "${ARGV1}")
+  if(NOT header)
+    foreach(dir IN LISTS CUDAToolkit_INCLUDE_DIRS)
+      if(EXISTS "${dir}/cuda.h")
+        set(header "${dir}/cuda.h")
+        break()
+      endif()
+    endforeach()
+  endif()
   if(NOT header)
     message(FATAL_ERROR "cuda.h not found in CUDAToolkit_INCLUDE_DIRS (${CUDAToolkit_INCLUDE_DIRS})")
   endif()
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${header}")
+  if(NOT CMAKE_SCRIPT_MODE_FILE)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${header}")
+  endif()
 
   file(READ "${header}" text)
   string(FIND "${text}" "typedef enum cudaError_enum" begin)

@@ -1,0 +1,52 @@
+# cmake -DEXTRA_INCLUDE=<dir holding another toolkit's cuda.h> -DCOMPILER=<c++> -DSOURCE_DIR=<repo>
+#       -DOUT_DIR=<scratch> -DINCLUDES=<list> -DDEFINES=<list> -P CheckOtherHeaders.cmake
+# (ctest common.cuda12-headers)
+#
+# The course promises CUDA 12.0 and newer. The machines have one toolkit, so this compiles every
+# host source (lessons, common, tests, the GPU launcher) with -fsyntax-only against another
+# toolkit's cuda.h, with the CUresult table generated from that same header. It proves the host
+# code compiles there; it does not build device code with that toolkit's nvcc, link against its
+# libraries, or run against a driver of that version.
+cmake_minimum_required(VERSION 3.25)
+if(NOT EXTRA_INCLUDE)
+  message("SKIPPED: no second toolkit's headers: configure with -DWORKBOOK_EXTRA_CUDA_INCLUDE=<dir holding cuda.h> "
+          "(or set that environment variable), e.g. ../shared/toolkits/cuda-12.6/include")
+  return()
+endif()
+if(NOT EXISTS "${EXTRA_INCLUDE}/cuda.h")
+  message(FATAL_ERROR "WORKBOOK_EXTRA_CUDA_INCLUDE is ${EXTRA_INCLUDE}, which holds no cuda.h")
+endif()
+file(STRINGS "${EXTRA_INCLUDE}/cuda.h" version REGEX "^#define CUDA_VERSION [0-9]+")
+string(REGEX REPLACE "[^0-9]" "" version "${version}")
+message("Checking the host sources against ${EXTRA_INCLUDE}/cuda.h (CUDA_VERSION ${version})")
+
+include("${CMAKE_CURRENT_LIST_DIR}/WorkbookErrorTable.cmake")
+file(MAKE_DIRECTORY "${OUT_DIR}")
+workbook_generate_error_table("${OUT_DIR}/cuda_error_table.inc" "${EXTRA_INCLUDE}/cuda.h")
+
+file(GLOB sources "${SOURCE_DIR}/common/*.cpp" "${SOURCE_DIR}/lessons/*/main.cpp" "${SOURCE_DIR}/tests/*.cpp"
+     "${SOURCE_DIR}/cmake/gpu_launcher.cpp")
+set(flags -std=c++17 -fsyntax-only -Wall -Wextra "-I${EXTRA_INCLUDE}" "-I${OUT_DIR}")
+foreach(dir IN LISTS INCLUDES)
+  list(APPEND flags "-I${dir}")
+endforeach()
+foreach(def IN LISTS DEFINES)
+  list(APPEND flags "-D${def}")
+endforeach()
+set(failed "")
+foreach(src IN LISTS sources)
+  file(RELATIVE_PATH name "${SOURCE_DIR}" "${src}")
+  execute_process(COMMAND "${COMPILER}" ${flags} "${src}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(rc EQUAL 0)
+    message("ok      ${name}")
+  else()
+    message("${out}")
+    message("FAILED  ${name}")
+    list(APPEND failed "${name}")
+  endif()
+endforeach()
+list(LENGTH sources count)
+if(failed)
+  message(FATAL_ERROR "do not compile against CUDA ${version}'s cuda.h: ${failed}")
+endif()
+message("${count} host sources compile against CUDA_VERSION ${version}")
