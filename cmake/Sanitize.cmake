@@ -4,10 +4,8 @@
 #   compute-sanitizer --leak-check full --report-api-errors no
 # and fails unless each reports 0 errors and 0 bytes leaked. API errors are not reported because
 # the lessons provoke them on purpose (cuInit(1), popping an empty stack, ...); memory errors,
-# and leaks still are. Left out: the suites named reclaim, which leave allocations for a context
-# teardown to take back on purpose (the leak check counts those as leaks by definition), the suites
-# named undefined, whose child processes may crash by design, and on a
-# machine with one device the multi-device suites.
+# and leaks still are. Left out: the suites in WORKBOOK_SANITIZE_EXCLUDED_SUITES
+# (cmake/WorkbookLessons.cmake says why each), and on a machine with one device the multi-device suites.
 cmake_minimum_required(VERSION 3.25)
 find_program(SANITIZER compute-sanitizer HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin)
 if(NOT SANITIZER)

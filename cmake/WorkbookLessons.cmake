@@ -6,7 +6,9 @@
 #            [KERNELS <kernel>...]          kernel images the program and its tests load
 #            [EMBED <image file> <symbol>]  an image compiled into the program and its tests
 #            [RUN_ARGS <arg>...]            arguments for the program's run under ctest and the course
-#            [MULTI_DEVICE_SUITES <suite>...])  doctest suites that need two devices
+#            [MULTI_DEVICE_SUITES <suite>...]   doctest suites that need two devices
+#            [SERIAL_SUITES <suite>...])        suites (or "run", the program) that measure memory
+#                                               or time: ctest runs each with the GPU to itself
 #
 # For lesson NN-name it builds lessonNN-name from lessons/NN-name/main.cpp and lessonNN_name_tests
 # from tests/lessonNN_name.cpp, and adds these ctest tests, all named lessonNN.*:
@@ -21,23 +23,28 @@ set(WORKBOOK_EXIT_NO_GPU 2)  # wb::kExitNoGpu in common/workbook.hpp
 # open in a child that may crash; damaged-images runs the lesson programs on broken input, where
 # the reader, not the driver, is under test.
 set(WORKBOOK_SANITIZE_EXCLUDED_SUITES "reclaim,unspecified,damaged-images")
+set(WORKBOOK_PROBE_FILE "${CMAKE_BINARY_DIR}/gpu-probe.txt")  # gpu.probe-once writes it
 set(WORKBOOK_RUN_DIR "${CMAKE_BINARY_DIR}/run")  # lessons run from here, never from the build dir
 file(MAKE_DIRECTORY "${WORKBOOK_RUN_DIR}")
 
 function(_workbook_gpu_test name labels)
-  cmake_parse_arguments(PARSE_ARGV 2 T "" "MIN_DEVICES" "COMMAND")
+  cmake_parse_arguments(PARSE_ARGV 2 T "SERIAL" "MIN_DEVICES" "COMMAND")
   if(NOT T_MIN_DEVICES)
     set(T_MIN_DEVICES 1)
   endif()
   add_test(NAME ${name}
-    COMMAND workbook-gpu-launcher --min-devices ${T_MIN_DEVICES} -- ${T_COMMAND}
+    COMMAND workbook-gpu-launcher --probe-file "${WORKBOOK_PROBE_FILE}" --min-devices ${T_MIN_DEVICES}
+            -- ${T_COMMAND}
     WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}")
+  # The probe runs once per ctest run (gpu.probe-once); RUN_SERIAL keeps every other test off the
+  # GPU while a suite measures free memory or time, so no other test of the run can disturb it.
   set_tests_properties(${name} PROPERTIES
-    LABELS "${labels}" SKIP_RETURN_CODE ${WORKBOOK_SKIP_CODE} TIMEOUT 600)
+    LABELS "${labels}" SKIP_RETURN_CODE ${WORKBOOK_SKIP_CODE} TIMEOUT 600 FIXTURES_REQUIRED gpu-probe
+    RUN_SERIAL ${T_SERIAL})
 endfunction()
 
 function(add_lesson folder)
-  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE;PROVES" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES")
+  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE;PROVES" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES")
   if(NOT folder MATCHES "^([0-9][0-9])-([a-z0-9-]+)$")
     message(FATAL_ERROR "add_lesson(${folder}): a lesson folder is NN-name, e.g. 05-memory")
   endif()
@@ -83,7 +90,11 @@ function(add_lesson folder)
   endif()
 
   set(labels "lesson;lesson${nn}")
-  _workbook_gpu_test(lesson${nn}.run "${labels};gpu" COMMAND $<TARGET_FILE:${program}> ${L_RUN_ARGS})
+  set(serial "")
+  if("run" IN_LIST L_SERIAL_SUITES)
+    set(serial SERIAL)
+  endif()
+  _workbook_gpu_test(lesson${nn}.run "${labels};gpu" ${serial} COMMAND $<TARGET_FILE:${program}> ${L_RUN_ARGS})
 
   # One ctest entry per doctest suite, so `ctest -R lessonNN` lists what each part proves.
   file(READ "${test_src}" test_text)
@@ -98,7 +109,11 @@ function(add_lesson folder)
     if(suite IN_LIST L_MULTI_DEVICE_SUITES)
       set(min 2)
     endif()
-    _workbook_gpu_test(lesson${nn}.${suite} "${labels};gpu" MIN_DEVICES ${min}
+    set(serial "")
+    if(suite IN_LIST L_SERIAL_SUITES)
+      set(serial SERIAL)
+    endif()
+    _workbook_gpu_test(lesson${nn}.${suite} "${labels};gpu" MIN_DEVICES ${min} ${serial}
       COMMAND $<TARGET_FILE:${tests}> --test-suite=${suite} --no-version)
   endforeach()
 
@@ -174,6 +189,8 @@ function(workbook_finish_course)
             -P "${CMAKE_SOURCE_DIR}/cmake/LintCourse.cmake")
   set_tests_properties(course.lint PROPERTIES LABELS "cpu;docs")
 
+  add_test(NAME gpu.probe-once COMMAND workbook-gpu-launcher --write-probe "${WORKBOOK_PROBE_FILE}")
+  set_tests_properties(gpu.probe-once PROPERTIES FIXTURES_SETUP gpu-probe LABELS "fixture")
   add_test(NAME gpu.probe COMMAND workbook-gpu-launcher --probe)
   set_tests_properties(gpu.probe PROPERTIES LABELS "probe")
 endfunction()

@@ -4,9 +4,14 @@
 // and cuDeviceGetCount. With no driver, the toolkit's stub driver, or too few devices it prints one
 // line with the reason and exits with kSkip, which ctest is told to report as "Skipped".
 //
-//   workbook-gpu-launcher [--min-devices N] -- program [args...]   run one test (exec, same rc)
-//   workbook-gpu-launcher --probe                                  say what the GPU tests will see
-//   workbook-gpu-launcher --course course.tsv                      run every lesson in order
+//   workbook-gpu-launcher [--probe-file F] [--min-devices N] -- program [args...]
+//                                                  run one test (exec, same rc)
+//   workbook-gpu-launcher --probe                  say what the GPU tests will see
+//   workbook-gpu-launcher --write-probe F          probe once and store the verdict in F
+//   workbook-gpu-launcher --course course.tsv      run every lesson in order
+//
+// Probing costs a cuInit (about half a second on an H200), which the test then pays again. So ctest
+// probes once per run (the fixture test gpu.probe-once writes F) and every GPU test reads F.
 #include <cuda.h>  // types and enum values only: nothing here is linked against libcuda
 
 #include <dlfcn.h>
@@ -143,6 +148,23 @@ int runProbe() {
   return kBroken;
 }
 
+// The probe's verdict as one file: "<verdict> <devices>\n<reason>\n".
+bool writeProbe(const Probe& p, const char* file) {
+  std::ofstream out(file);
+  out << static_cast<int>(p.verdict) << " " << p.devices << "\n" << p.reason << "\n";
+  return static_cast<bool>(out);
+}
+
+bool readProbe(Probe& p, const char* file) {
+  std::ifstream in(file);
+  int verdict = -1;
+  if (!(in >> verdict >> p.devices) || verdict < 0 || verdict > 2) return false;
+  p.verdict = static_cast<Verdict>(verdict);
+  in.ignore(1);
+  std::getline(in, p.reason);
+  return true;
+}
+
 int spawnAndWait(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -203,8 +225,9 @@ int runCourse(const char* manifest) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: workbook-gpu-launcher [--min-devices N] -- program [args...]\n"
+               "usage: workbook-gpu-launcher [--probe-file F] [--min-devices N] -- program [args...]\n"
                "       workbook-gpu-launcher --probe\n"
+               "       workbook-gpu-launcher --write-probe F\n"
                "       workbook-gpu-launcher --course course.tsv\n");
   return 2;
 }
@@ -213,11 +236,25 @@ int usage() {
 
 int main(int argc, char** argv) {
   int minDevices = 1;
+  const char* probeFile = nullptr;
   int i = 1;
   for (; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--probe") return runProbe();
     if (a == "--course" && i + 1 < argc) return runCourse(argv[i + 1]);
+    if (a == "--write-probe" && i + 1 < argc) {
+      const Probe p = probe();
+      if (!writeProbe(p, argv[i + 1])) {
+        std::printf("could not write %s\n", argv[i + 1]);
+        return kBroken;
+      }
+      std::printf("%s\n", p.verdict == Verdict::Usable ? describe(p).c_str() : p.reason.c_str());
+      return 0;
+    }
+    if (a == "--probe-file" && i + 1 < argc) {
+      probeFile = argv[++i];
+      continue;
+    }
     if (a == "--min-devices" && i + 1 < argc) {
       minDevices = std::atoi(argv[++i]);
     } else if (a == "--") {
@@ -229,7 +266,8 @@ int main(int argc, char** argv) {
   }
   if (i >= argc) return usage();
 
-  const Probe p = probe();
+  Probe p;
+  if (!probeFile || !readProbe(p, probeFile)) p = probe();  // no stored verdict: probe here
   if (p.verdict == Verdict::Skip) {
     std::printf("SKIPPED: %s\n", p.reason.c_str());
     return kSkip;
