@@ -1,6 +1,7 @@
 // Counters for lesson 08: one __managed__ variable that every context and device shares, and one
 // __device__ variable of which every context has its own copy. The host finds both by name
-// (cuLibraryGetManaged, cuLibraryGetGlobal); variables at namespace scope are not name-mangled.
+// (cuLibraryGetManaged, cuLibraryGetGlobal). They sit at global scope, where C++ does not mangle a
+// variable's name; one inside a named namespace would be mangled (as every C++ function name is).
 
 __managed__ unsigned long long managedCounter;
 __device__ unsigned long long deviceCounter;

@@ -7,8 +7,10 @@
 
 // Runs in its own process (ctest runs one suite per process) so that nothing has called cuInit yet.
 TEST_SUITE("before-init") {
-  TEST_CASE("cuDriverGetVersion works before cuInit, other calls return CUDA_ERROR_NOT_INITIALIZED, "
-            "cuInit(1) is rejected and changes nothing") {
+  // The reference: before cuInit any call returns CUDA_ERROR_NOT_INITIALIZED; cuDriverGetVersion's
+  // documented errors do not include it. That it answers before cuInit is what driver 580 did.
+  TEST_CASE("before cuInit calls return CUDA_ERROR_NOT_INITIALIZED, cuInit(1) is rejected and changes nothing "
+            "(and, observed on driver 580, cuDriverGetVersion answers)") {
     int before = 0;
     REQUIRE(cuDriverGetVersion(&before) == CUDA_SUCCESS);
     CHECK(before >= 12000);  // CUDA 12.0 is the oldest toolkit the course builds with
@@ -57,16 +59,21 @@ TEST_SUITE("devices") {
     CHECK(uuids.size() == static_cast<size_t>(count));
   }
 
-  TEST_CASE("on 64-bit Linux every device (sm_75 and up) has unified addressing, managed memory, concurrent managed access and can map host memory") {
+  // What the reference promises: unified addressing in every 64-bit process on these devices, and
+  // concurrent managed access only where managed memory is there at all. Whether a device has
+  // concurrent managed access depends on the platform (Tegra devices such as sm_87 do not), so it is
+  // reported, not asserted.
+  TEST_CASE("on 64-bit Linux every device has unified addressing; concurrent managed access implies managed memory") {
     const int count = wbt::initDriver();
     for (int i = 0; i < count; ++i) {
       CAPTURE(i);
       const CUdevice dev = wbt::device(i);
       CHECK(wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING) == 1);
-      CHECK(wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY) == 1);
-      CHECK(wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY) == 1);
-      // From Pascal (6.0) on, Linux lets host and device touch managed memory at the same time.
-      CHECK(wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS) == 1);
+      const int managed = wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
+      const int concurrent = wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS);
+      CHECK((concurrent == 0 || managed == 1));
+      MESSAGE("device " << i << ": managed memory " << managed << ", concurrent managed access " << concurrent
+                        << ", can map host memory " << wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY));
     }
   }
 

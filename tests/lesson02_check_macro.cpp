@@ -32,9 +32,12 @@ std::string driverText(CUresult code) {
 
 }  // namespace
 
-// One process per suite (ctest), so this one sees the driver before anything initialised it.
+// One process per suite (ctest), so this one sees the driver before anything initialised it. The
+// description is asked of the driver before cuInit: the reference says every call returns
+// CUDA_ERROR_NOT_INITIALIZED then, and on driver 580 cuGetErrorString answered all the same.
 TEST_SUITE("before-init") {
-  TEST_CASE("a call before cuInit throws CUDA_ERROR_NOT_INITIALIZED with every field filled") {
+  TEST_CASE("a call before cuInit throws CUDA_ERROR_NOT_INITIALIZED with every field filled "
+            "(observed on driver 580: cuGetErrorString answers before cuInit)") {
     int count = -1;
     int line = __LINE__ + 1;
     const Caught c = catchFrom([&] { CU_CHECK(cuDeviceGetCount(&count)); });
@@ -97,13 +100,23 @@ TEST_SUITE("checked-call") {
     CHECK(calls == 2);
   }
 
-  TEST_CASE("the names generated from cuda.h are the names the driver gives") {
+  // A driver older than the toolkit does not know the newest codes (cuGetErrorName then fails with
+  // CUDA_ERROR_INVALID_VALUE): those are counted and reported, and every code it does name must
+  // carry the header's name.
+  TEST_CASE("every code the driver names has the name generated from cuda.h") {
     wbt::initDriver();
+    int named = 0, unknownToDriver = 0;
     for (CUresult code : wb::headerErrorCodes()) {
       const char* fromDriver = nullptr;
       CAPTURE(static_cast<int>(code));
-      REQUIRE(cuGetErrorName(code, &fromDriver) == CUDA_SUCCESS);
+      if (cuGetErrorName(code, &fromDriver) != CUDA_SUCCESS || !fromDriver) {
+        ++unknownToDriver;
+        continue;
+      }
+      ++named;
       CHECK(std::string(fromDriver) == wb::headerErrorName(code));
     }
+    MESSAGE(named << " codes named by the driver, " << unknownToDriver << " unknown to it");
+    CHECK(named > 0);
   }
 }

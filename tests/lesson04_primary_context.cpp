@@ -107,7 +107,7 @@ TEST_SUITE("threads") {
 }
 
 TEST_SUITE("lifetime") {
-  TEST_CASE("flags set before activation are what the context is created with") {
+  TEST_CASE("flags set while the primary context is inactive are what it is activated with") {
     wbt::initDriver();
     const CUdevice dev = wbt::device(0);
     REQUIRE(state(dev).active == 0);

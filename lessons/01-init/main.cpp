@@ -1,7 +1,8 @@
 // Lesson 01: cuInit and what it unlocks.
 //
-// What you learn: the Driver API does nothing until cuInit(0) succeeds; cuDriverGetVersion is the
-// one call that works before it; cuInit rejects any flag but 0; then, for every device: its name,
+// What you learn: the Driver API does nothing until cuInit(0) succeeds (the reference: before it,
+// any call returns CUDA_ERROR_NOT_INITIALIZED); cuDriverGetVersion, whose documented errors do not
+// include that one, answered before it on driver 580; cuInit rejects any flag but 0; then, for every device: its name,
 // UUID, compute capability, memory, multiprocessor count, and the attributes the later lessons
 // depend on (unified addressing, managed memory, concurrent managed access, mapping host memory).
 //
@@ -14,15 +15,20 @@
 #include <string>
 
 //! [driver-version]
-// The only call that works before cuInit: which CUDA version the installed driver supports.
+// Which CUDA version the installed driver supports. Its documented errors do not include
+// CUDA_ERROR_NOT_INITIALIZED, and on driver 580 it answered before cuInit.
 int driverVersion() {
   int version = 0;
   CU_CHECK(cuDriverGetVersion(&version));
   std::printf("The driver supports CUDA %d.%d; this program was built with CUDA %d.%d.\n", version / 1000,
               version % 1000 / 10, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+  // Reaching this line already proves the driver has every versioned symbol this program imports
+  // (cuCtxCreate_v4, cuMemAlloc_v2, ...): an older libcuda stops the program at load time, before
+  // main, with no CUresult at all. Lesson 12 shows how a program that must start anyway looks the
+  // calls up at run time with cuGetProcAddress.
   if (version < CUDA_VERSION)
-    std::printf("  The driver is older than the toolkit: calls added after CUDA %d.%d will fail.\n", version / 1000,
-                version % 1000 / 10);
+    std::printf("  The driver is older than the toolkit: features newer than CUDA %d.%d are not there.\n",
+                version / 1000, version % 1000 / 10);
   return version;
 }
 //! [driver-version]

@@ -99,7 +99,7 @@ void unknownCode() {
 
 int main() {
   try {
-    // Lesson 01 showed that this call works before cuInit. Here it also tells a machine without a
+    // Lesson 01 showed that this call answered before cuInit on driver 580. Here it also tells a machine without a
     // driver from one with: the stub driver fails it, and the program says so and stops.
     int version = 0;
     CU_CHECK(cuDriverGetVersion(&version));

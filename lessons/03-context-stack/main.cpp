@@ -137,8 +137,9 @@ void popFreesNothing(CUcontext a) {
 
 //! [cost]
 // What a context costs: the time to create it and the device memory it takes, which cuCtxDestroy
-// gives back. An allocation still in a context when it is destroyed comes back too (the suite
-// lesson03.reclaim proves it), but free yours first: compute-sanitizer's leak check counts
+// gives back. A cuMemAlloc allocation still in a context when it is destroyed comes back too (the
+// suite lesson03.reclaim proves it; the reference excepts cuMemCreate, cuMemAllocAsync and
+// cuMemAllocFromPoolAsync memory), but free yours first: compute-sanitizer's leak check counts
 // every allocation cuCtxDestroy had to take back as a leak.
 void contextCost(CUdevice dev) {
   std::printf("\nWhat a context costs:\n");

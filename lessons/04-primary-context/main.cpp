@@ -1,7 +1,7 @@
 // Lesson 04: the primary context.
 //
 // What you learn: every device has one primary context per process, shared by everyone who
-// retains it; that is what the CUDA runtime uses, so a library on the Driver API that retains it
+// retains it; that is what the CUDA runtime uses when no other context is current, so a library on the Driver API that retains it
 // shares state with the runtime instead of fighting it. Retaining returns the same handle in every
 // thread and does NOT make it current. A reference count decides when it lives: cuDevicePrimaryCtxGetState
 // shows it active after the first retain and inactive once every retain is released. Its flags
@@ -29,8 +29,8 @@ void printState(CUdevice dev, const char* when) {
 }
 
 //! [flags]
-// Flags such as the scheduling policy belong to the primary context, so they are set before
-// anyone activates it, and read back through cuDevicePrimaryCtxGetState.
+// Flags such as the scheduling policy belong to the primary context. Set while it is inactive,
+// they are what the next activation uses; cuDevicePrimaryCtxGetState reads them back.
 void setFlagsBeforeActivation(CUdevice dev) {
   std::printf("Setting the primary context's flags before it is active:\n");
   printState(dev, "at the start:");

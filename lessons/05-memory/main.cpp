@@ -52,8 +52,9 @@ void allocation() {
 //! [alloc]
 
 //! [host-memory]
-// Pinned (page-locked) host memory comes from the driver; pageable memory from malloc. The driver
-// knows the first and not the second.
+// Pinned host memory comes from the driver; pageable memory from malloc. The driver knows the first
+// and not the second. (The reference: cuMemAllocHost memory is page-locked, except that where
+// CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES is set it may not be.)
 void hostMemory() {
   std::printf("\nHost memory:\n");
   void* pinned = nullptr;
@@ -166,8 +167,11 @@ void allocationErrors() {
   CUdeviceptr p = 0;
   CU_CHECK(cuMemAlloc(&p, 4096));
   CU_CHECK(cuMemFree(p));
+  // Freed again at once, with nothing allocated in between. Once anything is allocated, the driver
+  // may hand the same address out again, and a second cuMemFree would free someone else's memory.
+  // The reference does not say what a double free returns: this is what this driver did.
   const CUresult twice = cuMemFree(p);
-  std::printf("  cuMemFree of the same pointer twice: %s\n", wb::errorName(twice).c_str());
+  std::printf("  cuMemFree of the same pointer twice (nothing allocated between): %s\n", wb::errorName(twice).c_str());
 
   size_t freeBefore = 0, freeAfter = 0, total = 0;
   CU_CHECK(cuMemGetInfo(&freeBefore, &total));
@@ -255,8 +259,8 @@ void explainBandwidth(const std::vector<Sample>& samples) {
   };
   std::printf("\nAt 256 MiB pinned memory moves %.1f GB/s to the device and %.1f back; pageable %.1f and %.1f.\n",
               at("HtoD", "pinned"), at("DtoH", "pinned"), at("HtoD", "pageable"), at("DtoH", "pageable"));
-  std::printf("Pinned copies are DMA straight from your buffer and approach what the host link carries\n"
-              "(a PCIe 4.0 x16 link about 25-28 GB/s in practice, PCIe 5.0 x16 about 50-55).\n"
+  std::printf("These are this host's link and this machine's figures, not the GPU's. Pinned copies are DMA\n"
+              "straight from your buffer and approach what the host link carries.\n"
               "Pageable copies first go through a pinned staging buffer of the driver's with a CPU memcpy,\n"
               "so they are bounded by that extra copy. Small copies are bounded by per-call latency instead.\n");
 }
