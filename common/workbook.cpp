@@ -6,6 +6,7 @@
 namespace wb {
 
 int reportFatal(const DriverError& error) {
+  std::fflush(stdout);  // what the lesson printed so far comes before the error, also in a log
   std::fprintf(stderr, "error: %s\n", error.what());
   switch (error.code()) {
     case CUDA_ERROR_STUB_LIBRARY:
@@ -43,6 +44,7 @@ int reportFatal(const DriverError& error) {
 }
 
 int reportFatal(const ImageError& error) {
+  std::fflush(stdout);
   std::fprintf(stderr, "error: kernel image %s\n", error.what());
   return kExitBadImage;
 }
