@@ -1,10 +1,12 @@
-# cmake -DMANIFEST=<build>/course.tsv -DOUT_DIR=<dir> -DTOOLKIT=<version> -P RecordOutputs.cmake
+# cmake -DMANIFEST=<build>/course.tsv -DOUT_DIR=<dir> -DTOOLKIT=<version> -DBUILD_DIR=<build>
+#       -DSOURCE_DIR=<repo> -P RecordOutputs.cmake
 # (target: record-outputs, which writes docs/output/)
 #
 # Runs every lesson on this machine's GPU and stores what each printed as lessonNN.txt, under a
 # header naming the device, the driver, the toolkit and the date; a CSV file a lesson writes (one
-# of its run arguments ends in .csv) is copied beside them. The site includes these files: never
-# edit them by hand.
+# of its run arguments ends in .csv) is copied beside them. Paths of this machine's build and
+# checkout are written as build/ and ./, so no recording names the machine it ran on. The site
+# includes these files, split at each lesson's step marks: never edit them by hand.
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   OUTPUT_VARIABLE gpus RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
@@ -33,6 +35,9 @@ foreach(line IN LISTS lines)
   set(nn "${CMAKE_MATCH_1}")
   get_filename_component(name "${program}" NAME)
   execute_process(COMMAND "${program}" ${fields} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  string(REPLACE "${BUILD_DIR}/" "build/" out "${out}")
+  string(REPLACE "${BUILD_DIR}" "build" out "${out}")
+  string(REPLACE "${SOURCE_DIR}/" "./" out "${out}")
   file(WRITE "${OUT_DIR}/lesson${nn}.txt"
     "$ ${name}\n# recorded ${today} on ${gpus}, CUDA toolkit ${TOOLKIT}; exit code ${rc}\n\n${out}")
   message("${place} ${name}: exit code ${rc}")

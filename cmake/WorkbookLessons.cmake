@@ -3,6 +3,7 @@
 # course run and the site's navigation.
 #
 # add_lesson(<NN-name> TITLE <one line> PROVES <one line: what its assertions establish>
+#            [NEEDS <NN>...]                earlier lessons a reader needs first (the page says so)
 #            [KERNELS <kernel>...]          kernel images the program and its tests load
 #            [EMBED <image file> <symbol>]  an image compiled into the program and its tests
 #            [RUN_ARGS <arg>...]            arguments for the program's run under ctest and the course
@@ -44,7 +45,7 @@ function(_workbook_gpu_test name labels)
 endfunction()
 
 function(add_lesson folder)
-  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE;PROVES" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES")
+  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE;PROVES" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;NEEDS")
   if(NOT folder MATCHES "^([0-9][0-9])-([a-z0-9-]+)$")
     message(FATAL_ERROR "add_lesson(${folder}): a lesson folder is NN-name, e.g. 05-memory")
   endif()
@@ -135,6 +136,8 @@ function(add_lesson folder)
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TESTS "${tests}")
   string(REPLACE ";" "," multi "${L_MULTI_DEVICE_SUITES}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_MULTI "${multi}")
+  string(REPLACE ";" "," needs "${L_NEEDS}")
+  set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_NEEDS "${needs}")
 endfunction()
 
 # Called once after the manifest: checks it against lessons/ and adds the course run and the probe.
@@ -177,6 +180,7 @@ function(workbook_finish_course)
   add_custom_target(record-outputs
     COMMAND "${CMAKE_COMMAND}" "-DMANIFEST=${CMAKE_BINARY_DIR}/course.tsv"
             "-DOUT_DIR=${CMAKE_SOURCE_DIR}/docs/output" "-DTOOLKIT=${CUDAToolkit_VERSION}"
+            "-DBUILD_DIR=${CMAKE_BINARY_DIR}" "-DSOURCE_DIR=${CMAKE_SOURCE_DIR}"
             -P "${CMAKE_SOURCE_DIR}/cmake/RecordOutputs.cmake"
     WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}" USES_TERMINAL VERBATIM)
 

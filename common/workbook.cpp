@@ -5,6 +5,8 @@
 
 namespace wb {
 
+void step(int number, const char* title) { std::printf("\n=== %d. %s\n", number, title); }
+
 int reportFatal(const DriverError& error) {
   std::fflush(stdout);  // what the lesson printed so far comes before the error, also in a log
   std::fprintf(stderr, "error: %s\n", error.what());

@@ -17,6 +17,11 @@ constexpr int kExitNoGpu = 2;        // no usable driver or device: the stub dri
 constexpr int kExitBadImage = 3;     // a kernel image is missing or damaged: the message names the file
 constexpr int kExitUsage = 64;       // bad command line
 
+// Marks the start of a lesson's step in what it prints: "=== 3. Push, pop, set". A heading for the
+// reader at the terminal, and where the site's page generator cuts the recorded output, so each
+// step's output appears under that step on the lesson's page (its "## 3. Push, pop, set").
+void step(int number, const char* title);
+
 // Prints the error and what to do about it to stderr; returns the exit code for main().
 int reportFatal(const DriverError& error);
 int reportFatal(const ImageError& error);

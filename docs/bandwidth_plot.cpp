@@ -1,8 +1,13 @@
 // bandwidth-plot: turns lesson 05's CSV (bytes,direction,host_memory,median_ms,gb_per_s) into an
 // SVG line plot of bandwidth over transfer size, one line per direction and kind of host memory.
-// The docs target runs it on docs/output/lesson05-bandwidth.csv, so the plot is never drawn by hand.
+// The docs target runs it on docs/output/lesson05-bandwidth.csv, so the plot is never drawn by hand;
+// the title names the GPU and driver from the header of the recorded output, lesson05.txt.
+// Text and axes are drawn in currentColor on a transparent background, so the inlined plot
+// follows the site's light and dark themes. Colour tells pinned from pageable; the line style
+// tells the direction (solid: to the device, dashed: back), and the markers differ too, so two
+// lines that coincide stay readable.
 //
-//   bandwidth-plot <in.csv> <out.svg>
+//   bandwidth-plot <in.csv> <lesson05.txt> <out.svg>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -33,9 +38,24 @@ std::string sizeLabel(double bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: bandwidth-plot <in.csv> <out.svg>\n");
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: bandwidth-plot <in.csv> <lesson05.txt> <out.svg>\n");
     return 2;
+  }
+  // "# recorded 2026-11-22 on 2 GPUs (the first: NVIDIA H200), driver 580.159.04, ..." -> the GPU.
+  std::string gpu = "the recording GPU", driver;
+  {
+    std::ifstream rec(argv[2]);
+    std::string header;
+    while (std::getline(rec, header) && header.rfind("# recorded ", 0) != 0) {
+    }
+    const auto on = header.find(" on "), comma = header.find(", driver ");
+    if (on != std::string::npos && comma != std::string::npos) {
+      gpu = header.substr(on + 4, comma - on - 4);
+      if (const auto first = gpu.find("(the first: "); first != std::string::npos)
+        gpu = gpu.substr(first + 12, gpu.find(')', first) - first - 12);
+      driver = header.substr(comma + 9, header.find_first_of(", ", comma + 9) - comma - 9);
+    }
   }
   std::ifstream in(argv[1]);
   if (!in) {
@@ -77,45 +97,59 @@ int main(int argc, char** argv) {
   const auto x = [&](double b) { return left + plotW * (std::log2(b) - std::log2(minB)) / (std::log2(maxB) - std::log2(minB)); };
   const auto y = [&](double g) { return upper + plotH * (1.0 - g / top); };
 
-  std::ofstream out(argv[2]);
+  std::ofstream out(argv[3]);
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W
-      << " " << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  // A light card of its own, so the plot reads the same in the site's light and dark themes.
-  out << "<rect width=\"100%\" height=\"100%\" rx=\"8\" fill=\"#fafafa\" stroke=\"#d0d0d0\"/>\n";
-  out << "<text x=\"" << left << "\" y=\"24\" font-size=\"14\" font-weight=\"bold\" fill=\"#222\">Copy bandwidth, "
-         "pinned against pageable host memory (median of 7)</text>\n";
+      << " " << H << "\" font-family=\"sans-serif\" font-size=\"13\">\n";
+  out << "<title>Copy bandwidth on " << gpu << "</title>\n";
+  out << "<text x=\"" << left << "\" y=\"22\" font-size=\"15\" font-weight=\"bold\" fill=\"currentColor\">Copy bandwidth on "
+      << gpu << (driver.empty() ? "" : " (driver " + driver + ")") << ", median of 7</text>\n";
   for (int i = 0; i <= 5; ++i) {
     const double g = top * i / 5;
     out << "<line x1=\"" << left << "\" x2=\"" << left + plotW << "\" y1=\"" << y(g) << "\" y2=\"" << y(g)
-        << "\" stroke=\"#e0e0e0\"/>\n<text x=\"" << left - 8 << "\" y=\"" << y(g) + 4
-        << "\" text-anchor=\"end\" fill=\"#444\">" << g << "</text>\n";
+        << "\" stroke=\"currentColor\" stroke-opacity=\"0.15\"/>\n<text x=\"" << left - 8 << "\" y=\"" << y(g) + 4
+        << "\" text-anchor=\"end\" fill=\"currentColor\">" << g << "</text>\n";
   }
   for (double b = minB; b <= maxB * 1.0001; b *= 4) {
     out << "<line x1=\"" << x(b) << "\" x2=\"" << x(b) << "\" y1=\"" << upper << "\" y2=\"" << upper + plotH
-        << "\" stroke=\"#eeeeee\"/>\n<text x=\"" << x(b) << "\" y=\"" << upper + plotH + 18
-        << "\" text-anchor=\"middle\" fill=\"#444\">" << sizeLabel(b) << "</text>\n";
+        << "\" stroke=\"currentColor\" stroke-opacity=\"0.08\"/>\n<text x=\"" << x(b) << "\" y=\"" << upper + plotH + 18
+        << "\" text-anchor=\"middle\" fill=\"currentColor\">" << sizeLabel(b) << "</text>\n";
   }
-  out << "<text x=\"" << left + plotW / 2 << "\" y=\"" << H - 14 << "\" text-anchor=\"middle\" fill=\"#222\">"
+  out << "<text x=\"" << left + plotW / 2 << "\" y=\"" << H - 14 << "\" text-anchor=\"middle\" fill=\"currentColor\">"
       << "transfer size (log scale)</text>\n";
   out << "<text transform=\"translate(20," << upper + plotH / 2 << ") rotate(-90)\" text-anchor=\"middle\" "
-      << "fill=\"#222\">GB/s</text>\n";
-  const std::map<std::string, std::string> colors = {{"HtoD pinned", "#1f77b4"},
-                                                     {"DtoH pinned", "#2ca02c"},
-                                                     {"HtoD pageable", "#ff7f0e"},
-                                                     {"DtoH pageable", "#d62728"}};
+      << "fill=\"currentColor\">GB/s</text>\n";
+  // Pinned blue, pageable orange; to the device solid with circles, back dashed with squares. The
+  // solid lines are drawn wider underneath, so a dashed line on top of one stays visible.
+  struct Style { const char* color; bool dashed; };
+  const std::map<std::string, Style> styles = {{"HtoD pinned", {"#1f77b4", false}},
+                                               {"DtoH pinned", {"#17becf", true}},
+                                               {"HtoD pageable", {"#ff7f0e", false}},
+                                               {"DtoH pageable", {"#d62728", true}}};
+  std::vector<std::string> order;
+  for (const auto& [name, points] : series)
+    if (!(styles.count(name) && styles.at(name).dashed)) order.push_back(name);
+  for (const auto& [name, points] : series)
+    if (styles.count(name) && styles.at(name).dashed) order.push_back(name);
   int row = 0;
-  for (const auto& [name, points] : series) {
-    const auto c = colors.count(name) ? colors.at(name) : std::string("#555");
-    const bool dashed = name.find("pageable") != std::string::npos;
-    out << "<polyline fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\"" << (dashed ? " stroke-dasharray=\"6 4\"" : "")
-        << " points=\"";
+  for (const auto& name : order) {
+    const auto& points = series.at(name);
+    const Style st = styles.count(name) ? styles.at(name) : Style{"#888888", false};
+    const char* dash = st.dashed ? " stroke-dasharray=\"7 4\"" : "";
+    const char* width = st.dashed ? "2" : "4";
+    out << "<polyline fill=\"none\" stroke=\"" << st.color << "\" stroke-width=\"" << width << "\"" << dash << " points=\"";
     for (const auto& p : points) out << x(p.bytes) << "," << y(p.gbps) << " ";
     out << "\"/>\n";
-    for (const auto& p : points) out << "<circle cx=\"" << x(p.bytes) << "\" cy=\"" << y(p.gbps) << "\" r=\"3\" fill=\"" << c << "\"/>\n";
-    const double ly = upper + 20 + 22 * row++;
-    out << "<line x1=\"" << W - right + 20 << "\" x2=\"" << W - right + 50 << "\" y1=\"" << ly << "\" y2=\"" << ly
-        << "\" stroke=\"" << c << "\" stroke-width=\"2\"" << (dashed ? " stroke-dasharray=\"6 4\"" : "") << "/>\n"
-        << "<text x=\"" << W - right + 58 << "\" y=\"" << ly + 4 << "\" fill=\"#222\">" << name << "</text>\n";
+    for (const auto& p : points) {
+      if (st.dashed)
+        out << "<rect x=\"" << x(p.bytes) - 3.5 << "\" y=\"" << y(p.gbps) - 3.5 << "\" width=\"7\" height=\"7\" fill=\"none\" stroke=\""
+            << st.color << "\" stroke-width=\"1.5\"/>\n";
+      else
+        out << "<circle cx=\"" << x(p.bytes) << "\" cy=\"" << y(p.gbps) << "\" r=\"4\" fill=\"" << st.color << "\"/>\n";
+    }
+    const double ly = upper + 20 + 24 * row++;
+    out << "<line x1=\"" << W - right + 16 << "\" x2=\"" << W - right + 50 << "\" y1=\"" << ly << "\" y2=\"" << ly
+        << "\" stroke=\"" << st.color << "\" stroke-width=\"" << width << "\"" << dash << "/>\n"
+        << "<text x=\"" << W - right + 58 << "\" y=\"" << ly + 4 << "\" fill=\"currentColor\">" << name << "</text>\n";
   }
   out << "</svg>\n";
   return out ? 0 : 1;

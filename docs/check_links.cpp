@@ -1,8 +1,10 @@
 // check-links: walks every page of the generated site and fails on a broken internal link: a
 // href or src to a file that is not there, or to an anchor (#id) the target page does not have.
-// Links that leave the site (http:, https:, mailto:, javascript:) are not followed.
+// Links that leave the site (http:, https:, mailto:, javascript:) are not followed. Given the folder
+// of pictures the build drew, it also fails on a picture no page shows (by src, href, or the
+// data-source attribute of an SVG the page generator inlined).
 //
-//   check-links <site/html>
+//   check-links <site/html> [<pictures folder>]
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -33,8 +35,8 @@ std::set<std::string> anchorsOf(const std::string& html) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: check-links <site/html>\n");
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: check-links <site/html> [<pictures folder>]\n");
     return 2;
   }
   const fs::path root = fs::weakly_canonical(argv[1]);
@@ -81,5 +83,21 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("%zu pages, %zu internal links and images checked, %zu broken\n", pages.size(), checked, broken);
-  return broken == 0 && checked > 0 ? 0 : 1;
+
+  size_t unused = 0, pictures = 0;
+  if (argc == 3) {
+    std::string all;
+    for (const auto& page : pages) all += read(page);
+    for (const auto& e : fs::directory_iterator(argv[2])) {
+      if (!e.is_regular_file()) continue;
+      ++pictures;
+      const std::string name = e.path().filename().string();
+      if (all.find("\"" + name + "\"") == std::string::npos && all.find("/" + name + "\"") == std::string::npos) {
+        std::printf("%s: drawn by the build but shown on no page\n", name.c_str());
+        ++unused;
+      }
+    }
+    std::printf("%zu pictures drawn by the build, %zu shown on no page\n", pictures, unused);
+  }
+  return broken == 0 && unused == 0 && checked > 0 ? 0 : 1;
 }

@@ -3,8 +3,10 @@
 // (cuLibraryGetManaged, cuLibraryGetGlobal). They sit at global scope, where C++ does not mangle a
 // variable's name; one inside a named namespace would be mangled (as every C++ function name is).
 
+//! [variables]
 __managed__ unsigned long long managedCounter;
 __device__ unsigned long long deviceCounter;
+//! [variables]
 
 // Each of the n threads adds 1 to both counters.
 extern "C" __global__ void count(unsigned int n) {

@@ -88,7 +88,7 @@ void describeDevice(int ordinal) {
   size_t total = 0;
   CU_CHECK(cuDeviceTotalMem(&total, dev));
 
-  std::printf("\nDevice %d: %s\n", ordinal, name);
+  std::printf("Device %d: %s\n", ordinal, name);
   std::printf("  UUID %s, PCI bus %s\n", uuidText(uuid).c_str(), busId);
   std::printf("  compute capability %d.%d, %d multiprocessors, %s of memory\n",
               attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
@@ -111,20 +111,24 @@ void describeDevice(int ordinal) {
 void askForMissingDevice(int count) {
   CUdevice dev = 0;
   const CUresult rc = cuDeviceGet(&dev, count);
-  std::printf("\ncuDeviceGet(ordinal %d) returned %s (%d): there are only %d.\n", count, wb::errorName(rc).c_str(),
+  std::printf("cuDeviceGet(ordinal %d) returned %s (%d): there are only %d.\n", count, wb::errorName(rc).c_str(),
               static_cast<int>(rc), count);
 }
 //! [invalid-ordinal]
 
 int main() {
   try {
+    wb::step(1, "The driver's version");
     driverVersion();
+    wb::step(2, "Every other call waits for cuInit");
     callBeforeInit();
     initialise();
+    wb::step(3, "What each device is and can do");
     int count = 0;
     CU_CHECK(cuDeviceGetCount(&count));
     std::printf("The driver sees %d CUDA device%s.\n", count, count == 1 ? "" : "s");
     for (int i = 0; i < count; ++i) describeDevice(i);
+    wb::step(4, "An ordinal that does not exist");
     askForMissingDevice(count);
     return wb::kExitOk;
   } catch (const wb::DriverError& e) {

@@ -28,7 +28,7 @@ void stage1Ignored() {
 //! [stage1-ignored]
 
 //! [stage2-check-driver]
-// Stage 2: the seeds' checkDriver(): print file, line, expression, name and description, and
+// Stage 2: the checkDriver() of many samples: print file, line, expression, name and description, and
 // return false so the caller can react. Two traps: callers forget to look at the bool, and
 // cuGetErrorName itself fails for a code it does not know (leaving the pointer NULL) and for every
 // code under the stub driver, so the names must be checked before they are printed.
@@ -58,34 +58,37 @@ void stage3Throwing(const std::function<void()>& checkedCall) {
 }
 //! [stage3-throwing]
 
-//! [provoke]
+//! [before-init]
 void beforeInit() {
-  std::printf("\n1. A call before cuInit:\n");
   stage1Ignored();
   int count = -1;
   checkDriver(cuDeviceGetCount(&count), "cuDeviceGetCount(&count)", __FILE__, __LINE__);
   stage3Throwing([&] { CU_CHECK(cuDeviceGetCount(&count)); });
 }
+//! [before-init]
 
+//! [bad-flags]
 void badInitFlags() {
-  std::printf("\n2. cuInit with flags other than 0:\n");
   cuInit(1);  // the CUresult is thrown away
   std::printf("  stage 1 (ignored): cuInit(1) ran; nothing tells the program the driver is not initialised\n");
   checkDriver(cuInit(1), "cuInit(1)", __FILE__, __LINE__);
   stage3Throwing([] { CU_CHECK(cuInit(1)); });
 }
+//! [bad-flags]
 
+//! [empty-stack]
 void popEmptyStack() {
-  std::printf("\n3. Popping a context off an empty stack (after cuInit(0)):\n");
   CUcontext popped = nullptr;
   cuCtxPopCurrent(&popped);
   std::printf("  stage 1 (ignored): popped = %s, used later as if it were a context\n", wb::hex(popped).c_str());
   checkDriver(cuCtxPopCurrent(&popped), "cuCtxPopCurrent(&popped)", __FILE__, __LINE__);
   stage3Throwing([&] { CU_CHECK(cuCtxPopCurrent(&popped)); });
 }
+//! [empty-stack]
 
+//! [unknown-code]
+// 9999 stands for a code from a newer header than the driver's, or a corrupt value.
 void unknownCode() {
-  std::printf("\n4. A code the driver does not know (9999), e.g. from a newer header or a corrupt value:\n");
   const auto unknown = static_cast<CUresult>(9999);
   const char* name = nullptr;
   const CUresult rc = cuGetErrorName(unknown, &name);
@@ -95,7 +98,7 @@ void unknownCode() {
   checkDriver(unknown, "unknown", __FILE__, __LINE__);
   stage3Throwing([&] { CU_CHECK(unknown); });
 }
-//! [provoke]
+//! [unknown-code]
 
 int main() {
   try {
@@ -104,10 +107,14 @@ int main() {
     int version = 0;
     CU_CHECK(cuDriverGetVersion(&version));
     std::printf("Four errors, each seen through the three ways of handling a CUresult.\n");
+    wb::step(1, "A call before cuInit");
     beforeInit();
+    wb::step(2, "cuInit with flags other than 0");
     badInitFlags();
     CU_CHECK(cuInit(0));
+    wb::step(3, "Popping a context off an empty stack");
     popEmptyStack();
+    wb::step(4, "A code the driver does not know");
     unknownCode();
     std::printf("\nEvery later lesson wraps each call in CU_CHECK and catches wb::DriverError once, in main().\n");
     return wb::kExitOk;

@@ -30,8 +30,9 @@ std::string nameOf(CUcontext ctx) {
 
 //! [draw-stack]
 // The API shows only the top of the stack (cuCtxGetCurrent). To draw all of it, pop every
-// context, then push them back in the same order: the stack ends exactly as it was.
-void drawStack(const char* after) {
+// context, then push them back in the same order: the stack ends exactly as it was. The label
+// names the call that made this stack; the course site draws the stacks from these lines.
+void drawStack(const char* label) {
   std::vector<CUcontext> popped;
   CUcontext top = nullptr;
   CU_CHECK(cuCtxGetCurrent(&top));
@@ -45,7 +46,7 @@ void drawStack(const char* after) {
     CU_CHECK(cuCtxPushCurrent(*it));
     drawing += (drawing.empty() ? "" : " ") + nameOf(*it);
   }
-  std::printf("  %-44s stack (bottom .. top): [%s]\n", after, drawing.c_str());
+  std::printf("  %-24s stack (bottom .. top): [%s]\n", label, drawing.c_str());
 }
 //! [draw-stack]
 
@@ -65,24 +66,24 @@ CUcontext createNamed(CUdevice dev, const std::string& name) {
 
 //! [push-pop-set]
 void pushPopSet(CUcontext a, CUcontext b) {
-  std::printf("\nSwitching between A and B in one thread:\n");
+  drawStack("to begin with");
   CUcontext popped = nullptr;
   CU_CHECK(cuCtxPopCurrent(&popped));
-  std::printf("  cuCtxPopCurrent returned %s\n", nameOf(popped).c_str());
-  drawStack("after popping:");
+  drawStack("cuCtxPopCurrent");
+  std::printf("  (cuCtxPopCurrent returned %s)\n", nameOf(popped).c_str());
   CU_CHECK(cuCtxPushCurrent(b));
-  drawStack("after pushing B:");
+  drawStack("cuCtxPushCurrent(B)");
   // cuCtxSetCurrent does not push: it replaces whatever is on top.
   CU_CHECK(cuCtxSetCurrent(a));
-  drawStack("after cuCtxSetCurrent(A) (replaces the top):");
+  drawStack("cuCtxSetCurrent(A)");
   CU_CHECK(cuCtxPopCurrent(&popped));
-  drawStack("after popping:");
+  drawStack("cuCtxPopCurrent");
   CU_CHECK(cuCtxPopCurrent(&popped));
-  drawStack("after popping again:");
+  drawStack("cuCtxPopCurrent");
   const CUresult rc = cuCtxPopCurrent(&popped);
   std::printf("  popping the empty stack returned %s (%d)\n", wb::errorName(rc).c_str(), static_cast<int>(rc));
   CU_CHECK(cuCtxPushCurrent(a));
-  drawStack("after pushing A back:");
+  drawStack("cuCtxPushCurrent(A)");
 }
 //! [push-pop-set]
 
@@ -94,7 +95,7 @@ void otherThread(CUcontext a) {
     try {
       CUcontext current = nullptr;
       CU_CHECK(cuCtxGetCurrent(&current));
-      std::printf("\nA new thread's current context: %s (its stack is its own, and empty)\n",
+      std::printf("A new thread's current context: %s (its stack is its own, and empty)\n",
                   nameOf(current).c_str());
       CU_CHECK(cuCtxPushCurrent(a));
       CU_CHECK(cuCtxGetCurrent(&current));
@@ -115,7 +116,6 @@ void otherThread(CUcontext a) {
 //! [pop-frees-nothing]
 // Myth: "popping a context frees its memory". Popping only changes what is current.
 void popFreesNothing(CUcontext a) {
-  std::printf("\nPopping frees nothing:\n");
   CUdeviceptr buffer = 0;
   const unsigned value = 0xC0FFEEu;
   CU_CHECK(cuMemAlloc(&buffer, sizeof value));
@@ -142,7 +142,6 @@ void popFreesNothing(CUcontext a) {
 // cuMemAllocFromPoolAsync memory), but free yours first: compute-sanitizer's leak check counts
 // every allocation cuCtxDestroy had to take back as a leak.
 void contextCost(CUdevice dev) {
-  std::printf("\nWhat a context costs:\n");
   size_t before = 0, during = 0, after = 0, total = 0;
   CU_CHECK(cuMemGetInfo(&before, &total));
   wb::Stopwatch clock;
@@ -162,29 +161,45 @@ void contextCost(CUdevice dev) {
 }
 //! [cost]
 
+//! [destroy]
+// cuCtxDestroy pops the context only where it is current: B is on no stack any more (step 2's
+// cuCtxSetCurrent replaced it), so destroying it leaves the stack alone; A is, so it is popped.
+void destroyBoth(CUcontext a, CUcontext b) {
+  drawStack("to begin with");
+  CU_CHECK(cuCtxDestroy(b));
+  drawStack("cuCtxDestroy(B)");
+  CU_CHECK(cuCtxDestroy(a));
+  drawStack("cuCtxDestroy(A)");
+}
+//! [destroy]
+
 int main() {
   try {
     CU_CHECK(cuInit(0));
     CUdevice dev = 0;
     CU_CHECK(cuDeviceGet(&dev, 0));
-    drawStack("at the start:");
 
+    wb::step(1, "cuCtxCreate pushes");
+    drawStack("at the start");
     CUcontext a = createNamed(dev, "A");
-    drawStack("after creating A:");
+    drawStack("cuCtxCreate: A");
     CUcontext b = createNamed(dev, "B");
-    drawStack("after creating B (same device):");
+    drawStack("cuCtxCreate: B");
     CUdevice ofB = -1;
     CU_CHECK(cuCtxGetDevice(&ofB));
     std::printf("B is current and cuCtxGetDevice says device %d: two contexts, one device, one thread\n", ofB);
 
+    wb::step(2, "Push, pop, set");
     pushPopSet(a, b);
+    wb::step(3, "Each thread has its own stack");
     otherThread(a);
+    wb::step(4, "Popping frees nothing");
     popFreesNothing(a);
+    wb::step(5, "What a context costs");
     contextCost(dev);
 
-    CU_CHECK(cuCtxDestroy(b));  // not current: destroying it leaves the stack alone
-    CU_CHECK(cuCtxDestroy(a));  // current: destroying it pops it
-    drawStack("after destroying B and A:");
+    wb::step(6, "Destroying contexts");
+    destroyBoth(a, b);
     return wb::kExitOk;
   } catch (const wb::DriverError& e) {
     return wb::reportFatal(e);

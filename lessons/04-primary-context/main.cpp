@@ -1,13 +1,13 @@
 // Lesson 04: the primary context.
 //
 // What you learn: every device has one primary context per process, shared by everyone who
-// retains it; that is what the CUDA runtime uses when no other context is current, so a library on the Driver API that retains it
-// shares state with the runtime instead of fighting it. Retaining returns the same handle in every
-// thread and does NOT make it current. A reference count decides when it lives: cuDevicePrimaryCtxGetState
-// shows it active after the first retain and inactive once every retain is released. Its flags
-// are set before it is activated. cuDevicePrimaryCtxReset destroys everything in it. And it is
-// cheap: retaining it again costs microseconds and no memory, where every cuCtxCreate costs
-// milliseconds and device memory.
+// retains it; the CUDA runtime uses it when no other context is current, so a library on the
+// Driver API that retains it shares state with the runtime instead of fighting it. Retaining
+// returns the same handle in every thread and does NOT make it current. A reference count decides
+// when it lives: cuDevicePrimaryCtxGetState shows it active after the first retain and inactive
+// once every retain is released. Flags set while it is inactive are what it is activated with.
+// cuDevicePrimaryCtxReset destroys everything in it. And it is cheap: retaining it again is a
+// reference count, where every cuCtxCreate builds a whole context.
 //
 // APIs: cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxGetState,
 //       cuDevicePrimaryCtxSetFlags, cuDevicePrimaryCtxReset, cuCtxSetCurrent, cuCtxGetCurrent,
@@ -31,8 +31,7 @@ void printState(CUdevice dev, const char* when) {
 //! [flags]
 // Flags such as the scheduling policy belong to the primary context. Set while it is inactive,
 // they are what the next activation uses; cuDevicePrimaryCtxGetState reads them back.
-void setFlagsBeforeActivation(CUdevice dev) {
-  std::printf("Setting the primary context's flags before it is active:\n");
+void setFlagsWhileInactive(CUdevice dev) {
   printState(dev, "at the start:");
   CU_CHECK(cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_BLOCKING_SYNC));
   printState(dev, "after SetFlags(CU_CTX_SCHED_BLOCKING_SYNC):");
@@ -46,7 +45,7 @@ CUcontext retain(CUdevice dev) {
   CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
   CUcontext current = nullptr;
   CU_CHECK(cuCtxGetCurrent(&current));
-  std::printf("\ncuDevicePrimaryCtxRetain returned %s; the current context is still %s\n", wb::hex(primary).c_str(),
+  std::printf("cuDevicePrimaryCtxRetain returned %s; the current context is still %s\n", wb::hex(primary).c_str(),
               current ? wb::hex(current).c_str() : "none");
   printState(dev, "after the first retain:");
   CU_CHECK(cuCtxSetCurrent(primary));
@@ -67,7 +66,7 @@ void retainFromThreads(CUdevice dev, CUcontext primary, int count) {
     threads.emplace_back([&handles, dev, i] { cuDevicePrimaryCtxRetain(&handles[i], dev); });
   for (auto& t : threads) t.join();
   const auto same = std::count(handles.begin(), handles.end(), primary);
-  std::printf("\n%d threads retained the primary context at once: %ld of them got %s\n", count,
+  std::printf("%d threads retained the primary context at once: %ld of them got %s\n", count,
               static_cast<long>(same), wb::hex(primary).c_str());
   for (int i = 0; i < count; ++i)
     if (handles[i]) CU_CHECK(cuDevicePrimaryCtxRelease(dev));  // one release per successful retain
@@ -78,7 +77,6 @@ void retainFromThreads(CUdevice dev, CUcontext primary, int count) {
 // Retaining an active primary context again is a reference count; every cuCtxCreate builds a
 // whole context. Timed side by side, then the device memory of N contexts against one shared one.
 void costs(CUdevice dev, int contexts) {
-  std::printf("\nWhat sharing saves:\n");
   wb::Stopwatch retainClock;
   CUcontext again = nullptr;
   CU_CHECK(cuDevicePrimaryCtxRetain(&again, dev));
@@ -116,7 +114,6 @@ void costs(CUdevice dev, int contexts) {
 void releaseAll(CUdevice dev) {
   CU_CHECK(cuCtxSetCurrent(nullptr));
   CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-  std::printf("\nReleasing the first retain, the last one outstanding:\n");
   printState(dev, "after the last release:");
 }
 //! [release]
@@ -126,7 +123,6 @@ void releaseAll(CUdevice dev) {
 // (lesson04.reclaim proves that an allocation left in it is gone). It does not release: whoever
 // retained it still releases, and the next retain builds a fresh context.
 void reset(CUdevice dev) {
-  std::printf("\nResetting the primary context:\n");
   CUcontext primary = nullptr;
   CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
   CU_CHECK(cuCtxSetCurrent(primary));
@@ -152,11 +148,17 @@ int main() {
     CU_CHECK(cuInit(0));
     CUdevice dev = 0;
     CU_CHECK(cuDeviceGet(&dev, 0));
-    setFlagsBeforeActivation(dev);
+    wb::step(1, "Flags, and when they are read");
+    setFlagsWhileInactive(dev);
+    wb::step(2, "Retain does not make it current");
     CUcontext primary = retain(dev);
+    wb::step(3, "One handle for every thread");
     retainFromThreads(dev, primary, 8);
+    wb::step(4, "What sharing saves");
     costs(dev, 4);
+    wb::step(5, "The last release");
     releaseAll(dev);
+    wb::step(6, "Reset");
     reset(dev);
     return wb::kExitOk;
   } catch (const wb::DriverError& e) {

@@ -26,7 +26,6 @@
 // size asked for (cuMemGetAddressRange names it from any address inside); cuMemGetInfo counts the
 // device pages behind it, at least that much.
 void allocation() {
-  std::printf("cuMemAlloc:\n");
   for (size_t bytes : {size_t{1}, size_t{3}, size_t{1000}, size_t{(1u << 20) + 1}}) {
     CUdeviceptr p = 0;
     CU_CHECK(cuMemAlloc(&p, bytes));
@@ -56,7 +55,6 @@ void allocation() {
 // and not the second. (The reference: cuMemAllocHost memory is page-locked, except that where
 // CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES is set it may not be.)
 void hostMemory() {
-  std::printf("\nHost memory:\n");
   void* pinned = nullptr;
   CU_CHECK(cuMemAllocHost(&pinned, 1u << 20));
   void* pageable = std::malloc(1u << 20);
@@ -88,7 +86,7 @@ void hostMemory() {
 // cuMemsetD8/D16/D32 take a count of 1-, 2- or 4-byte elements. Fill 64 bytes with 0xFF, then
 // set "4" of each size: D8 writes 4 bytes, D16 8, D32 16. The bytes after the count show it.
 void memsetCounts() {
-  std::printf("\ncuMemsetD8/D16/D32 with a count of 4 (over 0xFF bytes):\n");
+  std::printf("cuMemsetD8/D16/D32 with a count of 4, each over 64 bytes of 0xFF:\n");
   CUdeviceptr p = 0;
   CU_CHECK(cuMemAlloc(&p, 64));
   unsigned char bytes[64];
@@ -128,7 +126,7 @@ void roundTrip() {
   CU_CHECK(cuMemcpyDtoH(back.data(), b, n * sizeof(float)));
   size_t mismatches = 0;
   for (size_t i = 0; i < n; ++i) mismatches += std::memcmp(&source[i], &back[i], sizeof(float)) != 0;
-  std::printf("\nHtoD, DtoD, DtoH round trip of %zu random floats: %zu mismatches\n", n, mismatches);
+  std::printf("HtoD, DtoD, DtoH round trip of %zu random floats: %zu mismatches\n", n, mismatches);
   CU_CHECK(cuMemFree(a));
   CU_CHECK(cuMemFree(b));
 }
@@ -140,7 +138,6 @@ void roundTrip() {
 // same number, and it can be passed where a CUdeviceptr is expected. Without unified addressing
 // (32-bit, very old GPUs) the two would be different numbers, and this would be an error.
 void unifiedAddressing() {
-  std::printf("\nUnified addressing:\n");
   const size_t n = 1024;
   unsigned* pinned = nullptr;
   CU_CHECK(cuMemAllocHost(reinterpret_cast<void**>(&pinned), n * sizeof(unsigned)));
@@ -163,7 +160,6 @@ void unifiedAddressing() {
 
 //! [errors]
 void allocationErrors() {
-  std::printf("\nErrors:\n");
   CUdeviceptr p = 0;
   CU_CHECK(cuMemAlloc(&p, 4096));
   CU_CHECK(cuMemFree(p));
@@ -192,7 +188,7 @@ struct Sample {
   double gbps;
 };
 
-//! [bandwidth]
+//! [time-copy]
 // One copy timed with events recorded around it on the default stream; the median of repeats,
 // after warm-up copies that take page faults and first-use costs out of the numbers.
 double timeCopy(bool toDevice, CUdeviceptr device, void* host, size_t bytes, CUevent start, CUevent stop) {
@@ -213,6 +209,7 @@ double timeCopy(bool toDevice, CUdeviceptr device, void* host, size_t bytes, CUe
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }
+//! [time-copy]
 
 std::vector<Sample> bandwidthTable() {
   const size_t largest = 256u << 20;
@@ -226,8 +223,10 @@ std::vector<Sample> bandwidthTable() {
   CU_CHECK(cuEventCreate(&start, CU_EVENT_DEFAULT));
   CU_CHECK(cuEventCreate(&stop, CU_EVENT_DEFAULT));
 
+  //! [bandwidth-table]
+  // Every size from 4 KiB to 256 MiB, both directions, pinned and pageable: one row per size.
   std::vector<Sample> samples;
-  std::printf("\nCopy bandwidth, GB/s (median of 7 after 2 warm-ups):\n");
+  std::printf("Copy bandwidth, GB/s (median of 7 after 2 warm-ups):\n");
   std::printf("  %10s  %14s %14s  %14s %14s\n", "size", "HtoD pinned", "HtoD pageable", "DtoH pinned",
               "DtoH pageable");
   for (size_t bytes = 4u << 10; bytes <= largest; bytes *= 4) {
@@ -243,13 +242,13 @@ std::vector<Sample> bandwidthTable() {
       std::printf(toDevice ? " " : "\n");
     }
   }
+  //! [bandwidth-table]
   CU_CHECK(cuEventDestroy(start));
   CU_CHECK(cuEventDestroy(stop));
   CU_CHECK(cuMemFree(device));
   CU_CHECK(cuMemFreeHost(pinned));
   return samples;
 }
-//! [bandwidth]
 
 void explainBandwidth(const std::vector<Sample>& samples) {
   const auto at = [&](const char* dir, const char* host) {
@@ -257,7 +256,7 @@ void explainBandwidth(const std::vector<Sample>& samples) {
       if (std::strcmp(it->direction, dir) == 0 && std::strcmp(it->host, host) == 0) return it->gbps;
     return 0.0;
   };
-  std::printf("\nAt 256 MiB pinned memory moves %.1f GB/s to the device and %.1f back; pageable %.1f and %.1f.\n",
+  std::printf("At 256 MiB pinned memory moves %.1f GB/s to the device and %.1f back; pageable %.1f and %.1f.\n",
               at("HtoD", "pinned"), at("DtoH", "pinned"), at("HtoD", "pageable"), at("DtoH", "pageable"));
   std::printf("These are this host's link and this machine's figures, not the GPU's. Pinned copies are DMA\n"
               "straight from your buffer and approach what the host link carries.\n"
@@ -293,12 +292,19 @@ int main(int argc, char** argv) {
     CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
     CU_CHECK(cuCtxSetCurrent(primary));
 
+    wb::step(1, "Allocating device memory");
     allocation();
+    wb::step(2, "Pinned and pageable host memory");
     hostMemory();
+    wb::step(3, "memset counts elements");
     memsetCounts();
+    wb::step(4, "Round trips");
     roundTrip();
+    wb::step(5, "Unified addressing");
     unifiedAddressing();
+    wb::step(6, "Errors");
     allocationErrors();
+    wb::step(7, "Bandwidth, pinned against pageable");
     const auto samples = bandwidthTable();
     explainBandwidth(samples);
     CU_CHECK(cuCtxSetCurrent(nullptr));

@@ -40,9 +40,9 @@ void loadingMode() {
 }
 //! [loading-mode]
 
-//! [load-three-ways]
 // The same kernels from three kinds of image, each loaded into the current context.
 void loadThreeWays(CUdevice dev) {
+  //! [load-files]
   int major = 0, minor = 0;
   CU_CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
   CU_CHECK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
@@ -68,7 +68,9 @@ void loadThreeWays(CUdevice dev) {
                 launchAndCheck(fill, scale) ? "yes" : "NO");
     CU_CHECK(cuModuleUnload(module));
   }
+  //! [load-files]
 
+  //! [load-ptx]
   // PTX is compiled by the driver at load time; the JIT options return its logs and wall time.
   const std::vector<char> ptx = wb::readVerifiedImage("vector_ops.ptx");  // NUL-terminated text
   char infoLog[4096] = {}, errorLog[4096] = {};
@@ -86,7 +88,9 @@ void loadThreeWays(CUdevice dev) {
               launchAndCheck(fill, scale) ? "yes" : "NO",
               infoLog[0] ? infoLog : "(empty: lazy loading deferred the compile, or the JIT cache served it)");
   CU_CHECK(cuModuleUnload(module));
+  //! [load-ptx]
 
+  //! [broken-ptx]
   // PTX with a mistake: the load fails and the error log says where. The size slots are in-out
   // (the driver wrote back how much it used), so they are set again before the second call.
   values[1] = reinterpret_cast<void*>(sizeof infoLog);
@@ -96,11 +100,12 @@ void loadThreeWays(CUdevice dev) {
   const CUresult rc = cuModuleLoadDataEx(&module, broken, 6, options, values);
   std::printf("  cuModuleLoadDataEx(broken PTX): %s (%d); JIT error log:\n%s\n", wb::errorName(rc).c_str(),
               static_cast<int>(rc), errorLog);
+  //! [broken-ptx]
 }
-//! [load-three-ways]
 
 //! [module-map]
-// The seeds' library pattern, for real: one module per context, found by the current context.
+// What a library that must serve every context does with modules: one module per context, kept in
+// a map, and found through the current context on every call. (Lesson 07 replaces all of it.)
 struct ModuleLibrary {
   std::map<CUcontext, CUmodule> modules;
 
@@ -137,15 +142,14 @@ void wrongContext(CUfunction fromPrimary, CUdevice dev) {
   CUcontext other = nullptr;
   CU_CHECK(wb::createContext(&other, 0, dev));  // pushed: now current
   const CUresult rc = wb::tryLaunchFill(fromPrimary);
-  std::printf("\nLaunching device 0's primary-context function while another context is current: %s (%d)\n",
+  std::printf("Launching device 0's primary-context function while another context is current: %s (%d)\n",
               wb::errorName(rc).c_str(), static_cast<int>(rc));
   CU_CHECK(cuCtxDestroy(other));
 }
 //! [wrong-context]
 
-//! [load-errors]
 void loadErrors(CUdevice dev) {
-  std::printf("\nEvery load error, provoked:\n");
+  //! [load-errors-files]
   CUmodule module = nullptr;
   CUresult rc = cuModuleLoad(&module, "/nonexistent/vector_ops.fatbin");
   std::printf("  a missing file:               %s (%d)\n", wb::errorName(rc).c_str(), static_cast<int>(rc));
@@ -172,7 +176,9 @@ void loadErrors(CUdevice dev) {
     std::printf("  a cubin for sm_%s only:       %s (%d)\n", foreign.c_str(), wb::errorName(rc).c_str(),
                 static_cast<int>(rc));
   }
+  //! [load-errors-files]
 
+  //! [load-errors-ptx]
   // PTX that claims an ISA version newer than this driver's JIT compiler knows (as PTX from a newer
   // toolkit does) is refused by cuModuleLoadData.
   const char fromTheFuture[] = ".version 9.9\n.target sm_75\n.address_size 64\n"
@@ -180,7 +186,9 @@ void loadErrors(CUdevice dev) {
   rc = cuModuleLoadData(&module, fromTheFuture);
   std::printf("  PTX of ISA version 9.9:       %s (%d)\n", wb::errorName(rc).c_str(), static_cast<int>(rc));
   if (rc == CUDA_SUCCESS) CU_CHECK(cuModuleUnload(module));
+  //! [load-errors-ptx]
 
+  //! [load-errors-names]
   CU_CHECK(cuModuleLoad(&module, wb::verifiedImagePath("vector_ops.fatbin").c_str()));
   CUfunction f = nullptr;
   rc = cuModuleGetFunction(&f, module, "no_such_kernel");
@@ -189,8 +197,8 @@ void loadErrors(CUdevice dev) {
   std::printf("  a C++-mangled name:           %s (%d): the kernels are extern \"C\"\n", wb::errorName(rc).c_str(),
               static_cast<int>(rc));
   CU_CHECK(cuModuleUnload(module));
+  //! [load-errors-names]
 }
-//! [load-errors]
 
 //! [damaged]
 // The driver trusts the sizes written inside an image, so a damaged one can hang or crash it (the
@@ -246,6 +254,7 @@ int main() {
     CU_CHECK(cuInit(0));
     int count = 0;
     CU_CHECK(cuDeviceGetCount(&count));
+    wb::step(1, "The images and lazy loading");
     std::printf("%d device%s. Kernel images from %s\n", count, count == 1 ? "" : "s", wb::kernelDir().c_str());
     loadingMode();
 
@@ -254,11 +263,11 @@ int main() {
     CUcontext primary0 = nullptr;
     CU_CHECK(cuDevicePrimaryCtxRetain(&primary0, dev0));
     CU_CHECK(cuCtxPushCurrent(primary0));
-    std::printf("\nThree kinds of image on device 0:\n");
+    wb::step(2, "Three kinds of image");
     loadThreeWays(dev0);
     CU_CHECK(cuCtxPopCurrent(&primary0));
 
-    std::printf("\nOne module per context, on every device's primary context:\n");
+    wb::step(3, "One module per context");
     ModuleLibrary library;
     std::vector<CUcontext> primaries;
     for (int i = 0; i < count; ++i) {
@@ -279,17 +288,19 @@ int main() {
     CU_CHECK(cuCtxPushCurrent(primary0));
     const CUfunction fillOnDevice0 = library.function("fill");
     CU_CHECK(cuCtxPopCurrent(&primary0));
+    wb::step(4, "A function in the wrong context");
     wrongContext(fillOnDevice0, dev0);
 
+    wb::step(5, "Every load error");
     CU_CHECK(cuCtxPushCurrent(primary0));  // cuModuleLoad loads into the current context
     loadErrors(dev0);
     CU_CHECK(cuCtxPopCurrent(&primary0));
     library.unloadAll();
 
-    std::printf("\nDamaged images are stopped before the driver sees them:\n");
+    wb::step(6, "Damaged images");
     damagedImage();
 
-    std::printf("\nWhat a module costs, per context:\n");
+    wb::step(7, "What a module costs");
     for (int i = 0; i < count; ++i) {
       CUdevice dev = 0;
       CU_CHECK(cuDeviceGet(&dev, i));

@@ -3,8 +3,9 @@
 // What you learn: cuLibraryLoadFromFile and cuLibraryLoadData load an image once, for the whole
 // process, with no context current. cuLibraryGetKernel returns a CUkernel that can be launched in
 // any context: the driver loads it into each context on first use, including contexts created
-// after the load. cuKernelGetFunction shows the per-context CUfunction behind it. The seeds'
-// libraryInitialize / libraryFunc / libraryDeinitialize are written both ways, side by side: the
+// after the load. cuKernelGetFunction shows the per-context CUfunction behind it. A small library
+// interface (libraryInitialize / libraryFunc / libraryDeinitialize, after the example in NVIDIA's
+// blog post "CUDA Context-Independent Module Loading") is written both ways, side by side: the
 // per-context map of lesson 06 disappears. After cuLibraryUnload a CUkernel is worth nothing.
 //
 // APIs: cuLibraryLoadFromFile, cuLibraryLoadData, cuLibraryGetKernel, cuLibraryGetKernelCount,
@@ -77,7 +78,6 @@ void listKernels(CUlibrary library) {
 // The one CUkernel, launched in every device's primary context and in a context created after
 // the load. cuKernelGetFunction shows that each context got its own CUfunction behind it.
 void launchEverywhere(CUkernel fill, CUkernel scale, int count) {
-  std::printf("\nThe same CUkernel in every context:\n");
   for (int i = 0; i <= count; ++i) {
     const bool created = i == count;  // the last round: a brand-new context on device 0
     CUdevice dev = 0;
@@ -105,9 +105,9 @@ void launchEverywhere(CUkernel fill, CUkernel scale, int count) {
 }
 //! [launch-anywhere]
 
-//! [both-ways]
-// The seeds' library interface, written both ways. The module way must know every context
-// before it can serve it, keep a map, and find the current context on every call.
+//! [module-way]
+// The library interface, the module way: it must know every context before it can serve it, keep
+// a map, and find the current context on every call.
 struct ModuleWay {
   std::map<CUcontext, CUmodule> modules;
   void libraryInitialize(const std::vector<CUcontext>& contexts) {
@@ -134,8 +134,10 @@ struct ModuleWay {
     modules.clear();
   }
 };
+//! [module-way]
 
-// The library way: one load, no contexts named, any context served.
+//! [library-way]
+// The same interface, the library way: one load, no contexts named, any context served.
 struct LibraryWay {
   CUlibrary library = nullptr;
   void libraryInitialize() {
@@ -149,11 +151,11 @@ struct LibraryWay {
   }
   void libraryDeinitialize() { CU_CHECK(cuLibraryUnload(library)); }
 };
-//! [both-ways]
+//! [library-way]
 
-//! [compare]
 // Both ways on every device's primary context: time to set up, and device memory once used.
 void compare(int count) {
+  //! [compare-setup]
   std::vector<CUdevice> devices(count);
   std::vector<CUcontext> contexts(count);
   for (int i = 0; i < count; ++i) {
@@ -176,8 +178,10 @@ void compare(int count) {
     }
     return ok;
   };
+  //! [compare-setup]
 
-  std::printf("\nThe seeds' library interface both ways, on %d device%s:\n", count, count == 1 ? "" : "s");
+  //! [compare-run]
+  std::printf("The library interface both ways, on %d device%s:\n", count, count == 1 ? "" : "s");
   size_t before = freeOnDevice0();
   wb::Stopwatch moduleClock;
   ModuleWay modules;
@@ -204,18 +208,19 @@ void compare(int count) {
               moduleInitMs, moduleTotalMs, wb::bytes(moduleMemory).c_str(), moduleOk ? "right" : "WRONG");
   std::printf("  library: initialize %.2f ms, with first use everywhere %.2f ms, device 0 memory %s, %s\n",
               libraryInitMs, libraryTotalMs, wb::bytes(libraryMemory).c_str(), libraryOk ? "right" : "WRONG");
+  //! [compare-run]
   for (int i = 0; i < count; ++i) CU_CHECK(cuDevicePrimaryCtxRelease(devices[i]));
 }
-//! [compare]
 
 //! [after-unload]
-// After cuLibraryUnload every CUkernel from the library is a dangling handle. Launching one is
-// undefined behaviour: on driver 580 it returned CUDA_ERROR_INVALID_HANDLE in a context that had
-// never run it, and crashed the process in one that had (and under compute-sanitizer). So this
-// program does not try; the suite lesson07.undefined does, in a child process.
+// After cuLibraryUnload every CUkernel from the library is a dangling handle, and the reference
+// does not say what launching one does: on driver 580 it returned CUDA_ERROR_INVALID_HANDLE in a
+// context that had never run it, and crashed the process in one that had (and under
+// compute-sanitizer). So this program does not try; the suite lesson07.unspecified does, in a
+// child process.
 void afterUnload(CUlibrary library) {
   CU_CHECK(cuLibraryUnload(library));
-  std::printf("\nUnloaded the library: its CUkernels must not be used again (lesson07.undefined shows why)\n");
+  std::printf("Unloaded the library: its CUkernels must not be used again (lesson07.unspecified shows why)\n");
 }
 //! [after-unload]
 
@@ -224,14 +229,19 @@ int main() {
     CU_CHECK(cuInit(0));
     int count = 0;
     CU_CHECK(cuDeviceGetCount(&count));
+    wb::step(1, "Loading with no context");
     std::printf("%d device%s.\n", count, count == 1 ? "" : "s");
     CUlibrary library = loadLibraries();
+    wb::step(2, "What is in it");
     listKernels(library);
+    wb::step(3, "One CUkernel, every context");
     CUkernel fill = nullptr, scale = nullptr;
     CU_CHECK(cuLibraryGetKernel(&fill, library, "fill"));
     CU_CHECK(cuLibraryGetKernel(&scale, library, "scale"));
     launchEverywhere(fill, scale, count);
+    wb::step(4, "After cuLibraryUnload");
     afterUnload(library);
+    wb::step(5, "A library interface, both ways");
     compare(count);
     return wb::kExitOk;
   } catch (const wb::DriverError& e) {

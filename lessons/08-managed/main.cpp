@@ -6,8 +6,8 @@
 // contexts, on several devices where there are several, all update the same variable, so their
 // counts add up. A __device__ variable, found with cuLibraryGetGlobal, is the opposite: one copy
 // per context. CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS says whether the host may touch
-// managed memory while kernels run. Managed memory here is 8 bytes: never ask for more managed
-// memory than the card has free.
+// managed memory while kernels run. The managed memory here is 8 bytes; the course does not
+// demonstrate oversubscription.
 //
 // APIs: cuLibraryLoadFromFile, cuLibraryGetManaged, cuLibraryGetGlobal, cuLibraryGetKernel,
 //       cuLaunchKernel, cuCtxSynchronize, cuMemcpyDtoH, cuDeviceGetAttribute
@@ -35,12 +35,12 @@ std::vector<Place> places(int count) {
     CU_CHECK(cuDeviceGet(&dev, i));
     CUcontext ctx = nullptr;
     CU_CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    out.push_back({"primary context of device " + std::to_string(i), dev, ctx, false});
+    out.push_back({"the primary context of device " + std::to_string(i), dev, ctx, false});
   }
   CUcontext extra = nullptr;
   CU_CHECK(wb::createContext(&extra, 0, out[0].device));
   CU_CHECK(cuCtxPopCurrent(&extra));
-  out.push_back({"a created context on device 0", out[0].device, extra, true});
+  out.push_back({"the created context on device 0", out[0].device, extra, true});
   return out;
 }
 //! [contexts]
@@ -54,7 +54,7 @@ unsigned long long* managedCounter(CUlibrary library, const std::vector<Place>& 
     CUdeviceptr ptr = 0;
     size_t bytes = 0;
     CU_CHECK(cuLibraryGetManaged(&ptr, &bytes, library, "managedCounter"));
-    std::printf("  cuLibraryGetManaged in the %s: %s (%zu bytes)\n", p.name.c_str(), wb::hex(ptr).c_str(), bytes);
+    std::printf("  cuLibraryGetManaged in %s: %s (%zu bytes)\n", p.name.c_str(), wb::hex(ptr).c_str(), bytes);
     if (!first) first = ptr;
     CUcontext popped = nullptr;
     CU_CHECK(cuCtxPopCurrent(&popped));
@@ -82,7 +82,6 @@ void countIn(const Place& p, CUkernel count, unsigned n) {
 // A __device__ variable lives in each context separately: a different address in each, and
 // each copy counts only the launches of its own context.
 void deviceCounters(CUlibrary library, const std::vector<Place>& where) {
-  std::printf("\nThe __device__ variable deviceCounter, per context:\n");
   for (const Place& p : where) {
     CU_CHECK(cuCtxPushCurrent(p.context));
     CUdeviceptr ptr = 0;
@@ -90,7 +89,7 @@ void deviceCounters(CUlibrary library, const std::vector<Place>& where) {
     CU_CHECK(cuLibraryGetGlobal(&ptr, &bytes, library, "deviceCounter"));
     unsigned long long value = 0;
     CU_CHECK(cuMemcpyDtoH(&value, ptr, sizeof value));
-    std::printf("  in the %s: at %s, value %llu\n", p.name.c_str(), wb::hex(ptr).c_str(), value);
+    std::printf("  deviceCounter in %s: at %s, value %llu\n", p.name.c_str(), wb::hex(ptr).c_str(), value);
     CUcontext popped = nullptr;
     CU_CHECK(cuCtxPopCurrent(&popped));
   }
@@ -102,6 +101,7 @@ int main() {
     CU_CHECK(cuInit(0));
     int count = 0;
     CU_CHECK(cuDeviceGetCount(&count));
+    wb::step(1, "Devices and concurrent managed access");
     std::printf("%d device%s.\n", count, count == 1 ? "" : "s");
     for (int i = 0; i < count; ++i) {
       CUdevice dev = 0;
@@ -120,20 +120,24 @@ int main() {
     CU_CHECK(cuLibraryGetKernel(&countKernel, library, "count"));
     const std::vector<Place> where = places(count);
 
-    std::printf("\nThe __managed__ variable managedCounter:\n");
+    wb::step(2, "One pointer for all");
     unsigned long long* counter = managedCounter(library, where);
     *counter = 0;  // the host writes it directly: no kernel is running
     std::printf("  the host set it to %llu through that pointer\n", *counter);
 
+    wb::step(3, "Counting, and why the host waits");
+    //! [count-everywhere]
     unsigned long long expected = 0;
     unsigned n = 1000;
     for (const Place& p : where) {
       countIn(p, countKernel, n);
       expected += n;
-      std::printf("  after %u threads counted in the %s: the host reads %llu (expected %llu)\n", n, p.name.c_str(),
+      std::printf("  after %u threads counted in %s: the host reads %llu (expected %llu)\n", n, p.name.c_str(),
                   *counter, expected);
       n += 1000;
     }
+    //! [count-everywhere]
+    wb::step(4, "One copy per context");
     deviceCounters(library, where);
 
     for (const Place& p : where) {
