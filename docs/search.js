@@ -32,11 +32,12 @@
       var words = input.value.toLowerCase().split(/\s+/).filter(function (w) { return w.length > 0; });
       box.innerHTML = "";
       if (!words.length) { box.style.display = "none"; return; }
-      var hits = [];
+      var hits = [], best = {};
       for (var i = 0; i < WB_SEARCH.length; i++) {
-        var s = score(WB_SEARCH[i], words);
-        if (s) hits.push([s, WB_SEARCH[i]]);
+        var s = score(WB_SEARCH[i], words), u = WB_SEARCH[i].u;
+        if (s && !(u in best && best[u][0] >= s)) best[u] = [s, WB_SEARCH[i]];  // one result a place
       }
+      for (var u in best) hits.push(best[u]);
       hits.sort(function (a, b) { return b[0] - a[0]; });
       if (!hits.length) box.innerHTML = '<div class="wb-none">Nothing on the site matches.</div>';
       hits.slice(0, 12).forEach(function (h) {

@@ -92,8 +92,8 @@ void launchEverywhere(CUkernel fill, CUkernel scale, int count) {
     CUfunction perContext = nullptr;
     CU_CHECK(cuKernelGetFunction(&perContext, fill));
     const bool ok = launchAndCheck(reinterpret_cast<CUfunction>(fill), reinterpret_cast<CUfunction>(scale));
-    std::printf("  %s of device %d: CUfunction %s behind the CUkernel, result %s\n",
-                created ? "a context created after the load" : "primary context", static_cast<int>(dev),
+    std::printf("  %s device %d: CUfunction %s behind the CUkernel, result %s\n",
+                created ? "a context created after the load, on" : "the primary context of", static_cast<int>(dev),
                 wb::hex(perContext).c_str(), ok ? "right" : "WRONG");
     if (created) {
       CU_CHECK(cuCtxDestroy(ctx));
