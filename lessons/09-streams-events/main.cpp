@@ -1,0 +1,458 @@
+// Lesson 09: streams and events.
+//
+// What you learn: a stream is an ordered queue of work on a device and an event is a marker in
+// one. Work is made to stay pending on purpose by a gate kernel (kernels/streams.cu) that waits
+// until the host opens it, so every claim here is shown without sleeping. cuStreamQuery and
+// cuEventQuery return CUDA_ERROR_NOT_READY while work is pending. cuMemcpyHtoDAsync is
+// asynchronous only from pinned memory: from pageable memory it returns after it has read the
+// source. Two streams overlap a copy with a kernel, measured against the sum and the larger of
+// the two. cuStreamWaitEvent orders work across streams. The legacy default stream waits for
+// blocking streams, a CU_STREAM_NON_BLOCKING stream does not, and CU_STREAM_PER_THREAD gives each
+// thread its own default stream. Then priorities, host functions in a stream, event timing against
+// the wall clock, and what destroying a stream with pending work does.
+//
+// APIs: cuStreamCreate, cuStreamCreateWithPriority, cuStreamQuery, cuStreamSynchronize,
+//       cuStreamWaitEvent, cuStreamDestroy, cuStreamGetPriority, cuCtxGetStreamPriorityRange,
+//       cuEventCreate, cuEventRecord, cuEventQuery, cuEventSynchronize, cuEventElapsedTime,
+//       cuMemcpyHtoDAsync, cuMemHostAlloc, cuLaunchHostFunc, cuLaunchKernel
+// Run:  ctest -R lesson09   (or build/lessons/lesson09-streams-events)
+#include "gate.hpp"
+#include "workbook.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <thread>
+#include <vector>
+
+struct Kernels {
+  CUfunction gate, stamp, burn;
+};
+
+// What cuStreamQuery and cuEventQuery answered, in words.
+const char* status(CUresult rc) {
+  if (rc == CUDA_SUCCESS) return "CUDA_SUCCESS (done)";
+  return rc == CUDA_ERROR_NOT_READY ? "CUDA_ERROR_NOT_READY (pending)" : "an error";
+}
+
+float elapsedMs(CUevent start, CUevent stop) {
+  float ms = 0;
+  CU_CHECK(cuEventElapsedTime(&ms, start, stop));
+  return ms;
+}
+
+//! [queue]
+// A stream runs its work in order. While the gate kernel waits, everything queued behind it waits
+// too, and the queries say so; once the host opens the gate, the queue drains.
+void streamIsAQueue(const Kernels& k) {
+  CUstream stream = nullptr;
+  CU_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  CUevent after = nullptr;
+  CU_CHECK(cuEventCreate(&after, CU_EVENT_DEFAULT));
+  {
+    wb::Gate gate(k.gate, stream);
+    CU_CHECK(cuEventRecord(after, stream));  // a marker behind the gate
+    std::printf("gate closed: cuStreamQuery %s, cuEventQuery %s\n", status(cuStreamQuery(stream)),
+                status(cuEventQuery(after)));
+    gate.open();
+    CU_CHECK(cuEventSynchronize(after));
+    std::printf("gate opened, event waited for: cuStreamQuery %s, cuEventQuery %s, the kernel says %s\n",
+                status(cuStreamQuery(stream)), status(cuEventQuery(after)),
+                gate.outcome() == wb::Gate::Released ? "released" : "NOT released");
+  }
+  CU_CHECK(cuEventDestroy(after));
+  CU_CHECK(cuStreamDestroy(stream));
+}
+//! [queue]
+
+// The first n floats of device memory, read back.
+std::vector<float> readBack(CUdeviceptr p, size_t n) {
+  std::vector<float> v(n);
+  CU_CHECK(cuMemcpyDtoH(v.data(), p, n * sizeof(float)));
+  return v;
+}
+
+//! [pinned]
+// The same asynchronous copy from pinned and from pageable memory. Each source holds 1.0f when the
+// call is made and 2.0f right after it returns; what arrives shows when the copy read its source.
+void asyncNeedsPinned(const Kernels& k) {
+  constexpr size_t n = 16384;  // 64 KiB
+  CUstream stream = nullptr;
+  CU_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  CUdeviceptr dst = 0;
+  CU_CHECK(cuMemAlloc(&dst, n * sizeof(float)));
+  float* pinned = nullptr;
+  CU_CHECK(cuMemAllocHost(reinterpret_cast<void**>(&pinned), n * sizeof(float)));
+  std::vector<float> pageable(n);
+
+  std::fill(pinned, pinned + n, 1.0f);
+  {
+    wb::Gate gate(k.gate, stream);  // the copy cannot start before the gate opens
+    CU_CHECK(cuMemcpyHtoDAsync(dst, pinned, n * sizeof(float), stream));
+    std::fill(pinned, pinned + n, 2.0f);  // the call has returned; the copy has not run yet
+    gate.open();
+    CU_CHECK(cuStreamSynchronize(stream));
+  }
+  std::printf("from pinned memory:   the device got %.1f: the copy read the source when it ran\n",
+              readBack(dst, 1)[0]);
+  //! [pinned]
+
+  //! [pageable]
+
+  std::fill(pageable.begin(), pageable.end(), 1.0f);
+  CU_CHECK(cuMemcpyHtoDAsync(dst, pageable.data(), n * sizeof(float), stream));
+  std::fill(pageable.begin(), pageable.end(), 2.0f);
+  CU_CHECK(cuStreamSynchronize(stream));
+  std::printf("from pageable memory: the device got %.1f: the call had read the source before it returned\n",
+              readBack(dst, 1)[0]);
+  CU_CHECK(cuMemFreeHost(pinned));
+  CU_CHECK(cuMemFree(dst));
+  CU_CHECK(cuStreamDestroy(stream));
+}
+//! [pageable]
+
+//! [calibrate]
+// How many rounds of burn take about as long as the copy: one trial launch, then scaled.
+unsigned roundsLasting(const Kernels& k, CUstream s, CUdeviceptr data, unsigned n, float targetMs) {
+  CUevent start = nullptr, stop = nullptr;
+  CU_CHECK(cuEventCreate(&start, CU_EVENT_DEFAULT));
+  CU_CHECK(cuEventCreate(&stop, CU_EVENT_DEFAULT));
+  unsigned rounds = 256;
+  void* args[] = {&data, &n, &rounds};
+  CU_CHECK(cuEventRecord(start, s));
+  CU_CHECK(cuLaunchKernel(k.burn, 264, 1, 1, 256, 1, 1, 0, s, args, nullptr));
+  CU_CHECK(cuEventRecord(stop, s));
+  CU_CHECK(cuEventSynchronize(stop));
+  const float trialMs = std::max(elapsedMs(start, stop), 0.001f);
+  CU_CHECK(cuEventDestroy(start));
+  CU_CHECK(cuEventDestroy(stop));
+  return std::max(1u, static_cast<unsigned>(rounds * targetMs / trialMs));
+}
+//! [calibrate]
+
+struct Overlap {
+  float copyMs, kernelMs, bothMs;
+};
+
+//! [overlap-parts]
+// A 256 MiB copy in one stream and a kernel of about the same length in another: each alone, then
+// both at once, both starting from one event so they are enqueued together.
+Overlap overlapCopyAndKernel(const Kernels& k) {
+  const size_t bytes = 256u << 20;
+  unsigned n = 1u << 22;
+  CUstream copies = nullptr, compute = nullptr;
+  CU_CHECK(cuStreamCreate(&copies, CU_STREAM_NON_BLOCKING));
+  CU_CHECK(cuStreamCreate(&compute, CU_STREAM_NON_BLOCKING));
+  void* host = nullptr;
+  CU_CHECK(cuMemAllocHost(&host, bytes));
+  std::memset(host, 0, bytes);
+  CUdeviceptr target = 0, data = 0;
+  CU_CHECK(cuMemAlloc(&target, bytes));
+  CU_CHECK(cuMemAlloc(&data, n * sizeof(float)));
+  CU_CHECK(cuMemsetD32(data, 0, n));
+  CUevent e[4];
+  for (CUevent& ev : e) CU_CHECK(cuEventCreate(&ev, CU_EVENT_DEFAULT));
+  const auto copy = [&] { CU_CHECK(cuMemcpyHtoDAsync(target, host, bytes, copies)); };
+  const auto timeAlone = [&](CUstream s, auto&& work) {
+    CU_CHECK(cuEventRecord(e[0], s));
+    work();
+    CU_CHECK(cuEventRecord(e[1], s));
+    CU_CHECK(cuEventSynchronize(e[1]));
+    return elapsedMs(e[0], e[1]);
+  };
+  timeAlone(copies, copy);  // warm-up: first-use costs stay out of the figures
+  const float copyMs = timeAlone(copies, copy);
+  unsigned rounds = roundsLasting(k, compute, data, n, copyMs);
+  void* args[] = {&data, &n, &rounds};
+  const auto burn = [&] { CU_CHECK(cuLaunchKernel(k.burn, 264, 1, 1, 256, 1, 1, 0, compute, args, nullptr)); };
+  const float kernelMs = timeAlone(compute, burn);
+  //! [overlap-parts]
+
+  //! [overlap]
+  CU_CHECK(cuEventRecord(e[0], copies));       // one start for both streams
+  CU_CHECK(cuStreamWaitEvent(compute, e[0], 0));
+  copy();
+  burn();
+  CU_CHECK(cuEventRecord(e[2], compute));
+  CU_CHECK(cuStreamWaitEvent(copies, e[2], 0));  // the end waits for both
+  CU_CHECK(cuEventRecord(e[1], copies));
+  CU_CHECK(cuEventSynchronize(e[1]));
+  const Overlap o{copyMs, kernelMs, elapsedMs(e[0], e[1])};
+  //! [overlap]
+
+  for (CUevent ev : e) CU_CHECK(cuEventDestroy(ev));
+  CU_CHECK(cuMemFree(data));
+  CU_CHECK(cuMemFree(target));
+  CU_CHECK(cuMemFreeHost(host));
+  CU_CHECK(cuStreamDestroy(copies));
+  CU_CHECK(cuStreamDestroy(compute));
+  return o;
+}
+
+void reportOverlap(const Overlap& o) {
+  const float sum = o.copyMs + o.kernelMs, ideal = std::max(o.copyMs, o.kernelMs);
+  std::printf("copy alone %.2f ms, kernel alone %.2f ms: in sequence %.2f ms, perfectly overlapped %.2f ms\n",
+              o.copyMs, o.kernelMs, sum, ideal);
+  std::printf("both at once, in two streams: %.2f ms, %.2f of the ideal (the larger part alone over the whole)\n",
+              o.bothMs, ideal / o.bothMs);
+}
+
+//! [wait-event]
+// Stream B waits for an event recorded in A behind the gate. Stream C, independent of both, runs
+// a stamp to completion while the gate is closed; B's stamp must not have run by then.
+void waitEvent(const Kernels& k, wb::PinnedWords& stamps) {
+  CUstream a = nullptr, b = nullptr, c = nullptr;
+  for (CUstream* s : {&a, &b, &c}) CU_CHECK(cuStreamCreate(s, CU_STREAM_NON_BLOCKING));
+  CUevent afterGate = nullptr;
+  CU_CHECK(cuEventCreate(&afterGate, CU_EVENT_DISABLE_TIMING));
+  CUdeviceptr counter = stamps.device(0), slotB = stamps.device(1), slotC = stamps.device(2);
+  void* argsB[] = {&counter, &slotB};
+  void* argsC[] = {&counter, &slotC};
+  {
+    wb::Gate gate(k.gate, a);
+    CU_CHECK(cuEventRecord(afterGate, a));
+    CU_CHECK(cuStreamWaitEvent(b, afterGate, 0));
+    CU_CHECK(cuLaunchKernel(k.stamp, 1, 1, 1, 1, 1, 1, 0, b, argsB, nullptr));
+    CU_CHECK(cuLaunchKernel(k.stamp, 1, 1, 1, 1, 1, 1, 0, c, argsC, nullptr));
+    CU_CHECK(cuStreamSynchronize(c));
+    std::printf("gate closed: C's stamp ran (order %u); B, waiting on A's event, ran: %s (cuStreamQuery %s)\n",
+                stamps.read(2), stamps.read(1) ? "yes" : "no", status(cuStreamQuery(b)));
+    gate.open();
+    CU_CHECK(cuStreamSynchronize(b));
+    std::printf("gate opened: B's stamp ran (order %u)\n", stamps.read(1));
+  }
+  CU_CHECK(cuEventDestroy(afterGate));
+  for (CUstream s : {a, b, c}) CU_CHECK(cuStreamDestroy(s));
+}
+//! [wait-event]
+
+// One stamp into a slot, in a stream, followed by an event; returns the event.
+CUevent stampIn(const Kernels& k, wb::PinnedWords& stamps, size_t slot, CUstream s) {
+  CUdeviceptr counter = stamps.device(0), where = stamps.device(slot);
+  void* args[] = {&counter, &where};
+  CU_CHECK(cuLaunchKernel(k.stamp, 1, 1, 1, 1, 1, 1, 0, s, args, nullptr));
+  CUevent done = nullptr;
+  CU_CHECK(cuEventCreate(&done, CU_EVENT_DISABLE_TIMING));
+  CU_CHECK(cuEventRecord(done, s));
+  return done;
+}
+
+//! [legacy]
+// Work on the legacy default stream (the NULL stream) waits for every blocking stream, and a
+// blocking stream's later work waits for it. A non-blocking stream C serves as the control: its
+// stamp runs to completion while the gate is closed, so the GPU was free to run the NULL-stream
+// stamp too, had the NULL stream not been waiting.
+void legacyStream(const Kernels& k, wb::PinnedWords& stamps, unsigned flags, const char* kind) {
+  CUstream gated = nullptr, control = nullptr;
+  CU_CHECK(cuStreamCreate(&gated, flags));
+  CU_CHECK(cuStreamCreate(&control, CU_STREAM_NON_BLOCKING));
+  for (size_t i = 0; i < 3; ++i) stamps.write(i, 0);
+  {
+    wb::Gate gate(k.gate, gated);
+    CUevent onNull = stampIn(k, stamps, 1, nullptr);  // nullptr: the legacy default stream
+    CUevent onControl = stampIn(k, stamps, 2, control);
+    CU_CHECK(cuEventSynchronize(onControl));
+    std::printf("%s stream gated: the control stamp ran; the NULL-stream stamp ran: %s\n", kind,
+                stamps.read(1) ? "yes" : "no");
+    gate.open();
+    CU_CHECK(cuEventSynchronize(onNull));
+    CU_CHECK(cuEventDestroy(onNull));
+    CU_CHECK(cuEventDestroy(onControl));
+  }
+  CU_CHECK(cuStreamDestroy(gated));
+  CU_CHECK(cuStreamDestroy(control));
+}
+//! [legacy]
+
+//! [per-thread]
+// CU_STREAM_PER_THREAD names the calling thread's own default stream. Thread 1 gates its own;
+// thread 2's stamp on its own default stream completes meanwhile. Each thread hands the other a
+// promise, kept even when it fails, so neither can wait forever.
+void perThreadStreams(const Kernels& k, wb::PinnedWords& stamps, CUcontext ctx) {
+  stamps.write(1, 0);
+  std::promise<bool> gated, stamped;
+  std::thread first([&] {
+    bool told = false;
+    try {
+      CU_CHECK(cuCtxSetCurrent(ctx));  // a new thread has no current context (lesson 03)
+      wb::Gate gate(k.gate, CU_STREAM_PER_THREAD);
+      gated.set_value(true);
+      told = true;
+      stamped.get_future().wait();  // thread 2 is done: the gate may open
+      gate.open();
+      CU_CHECK(cuStreamSynchronize(CU_STREAM_PER_THREAD));
+    } catch (const wb::DriverError& e) {
+      std::printf("thread 1 failed: %s\n", e.what());
+      if (!told) gated.set_value(false);
+    }
+  });
+  //! [per-thread]
+  //! [per-thread-2]
+  std::thread second([&] {
+    try {
+      CU_CHECK(cuCtxSetCurrent(ctx));
+      if (gated.get_future().get()) {
+        CUevent done = stampIn(k, stamps, 1, CU_STREAM_PER_THREAD);
+        CU_CHECK(cuEventSynchronize(done));
+        CU_CHECK(cuEventDestroy(done));
+      }
+    } catch (const wb::DriverError& e) {
+      std::printf("thread 2 failed: %s\n", e.what());
+    }
+    stamped.set_value(true);
+  });
+  second.join();
+  first.join();
+  std::printf("thread 1's default stream gated; thread 2's stamp on its own default stream ran: %s\n",
+              stamps.read(1) ? "yes" : "no");
+}
+//! [per-thread-2]
+
+//! [priorities]
+// Lower numbers are higher priorities; the range is the device's. A priority outside it is clamped.
+void priorities() {
+  int least = 0, greatest = 0;
+  CU_CHECK(cuCtxGetStreamPriorityRange(&least, &greatest));
+  std::printf("stream priorities run from %d (least) to %d (greatest)\n", least, greatest);
+  for (int asked : {greatest, least, greatest - 10}) {
+    CUstream s = nullptr;
+    CU_CHECK(cuStreamCreateWithPriority(&s, CU_STREAM_NON_BLOCKING, asked));
+    int got = 0;
+    CU_CHECK(cuStreamGetPriority(s, &got));
+    std::printf("  asked for %d, cuStreamGetPriority says %d\n", asked, got);
+    CU_CHECK(cuStreamDestroy(s));
+  }
+}
+//! [priorities]
+
+//! [host-func]
+// A host function runs on a driver thread when the stream reaches it, after the work before it.
+// It must not call CUDA. Here it only sets a flag.
+void CUDA_CB markDone(void* flag) { static_cast<std::atomic<bool>*>(flag)->store(true); }
+
+void hostFunction(const Kernels& k) {
+  CUstream s = nullptr;
+  CU_CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  std::atomic<bool> ran{false};
+  {
+    wb::Gate gate(k.gate, s);
+    CU_CHECK(cuLaunchHostFunc(s, markDone, &ran));
+    std::printf("gate closed: the host function has run: %s\n", ran.load() ? "yes" : "no");
+    gate.open();
+    CU_CHECK(cuStreamSynchronize(s));
+  }
+  std::printf("gate opened and stream synchronised: the host function has run: %s\n", ran.load() ? "yes" : "no");
+  CU_CHECK(cuStreamDestroy(s));
+}
+//! [host-func]
+
+//! [timing]
+// Events time the GPU's work between two points of a stream; a host clock around the same work
+// also counts the launch and the wait, so it can only be longer.
+void eventTiming(const Kernels& k) {
+  CUstream s = nullptr;
+  CU_CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  unsigned n = 1u << 20;
+  CUdeviceptr data = 0;
+  CU_CHECK(cuMemAlloc(&data, n * sizeof(float)));
+  CU_CHECK(cuMemsetD32(data, 0, n));
+  unsigned rounds = roundsLasting(k, s, data, n, 20.0f);
+  void* args[] = {&data, &n, &rounds};
+  CUevent start = nullptr, stop = nullptr, untimed = nullptr;
+  CU_CHECK(cuEventCreate(&start, CU_EVENT_DEFAULT));
+  CU_CHECK(cuEventCreate(&stop, CU_EVENT_DEFAULT));
+  CU_CHECK(cuEventCreate(&untimed, CU_EVENT_DISABLE_TIMING));
+  wb::Stopwatch wall;
+  CU_CHECK(cuEventRecord(start, s));
+  CU_CHECK(cuLaunchKernel(k.burn, 264, 1, 1, 256, 1, 1, 0, s, args, nullptr));
+  CU_CHECK(cuEventRecord(stop, s));
+  CU_CHECK(cuEventRecord(untimed, s));
+  float ms = 0;
+  const CUresult early = cuEventElapsedTime(&ms, start, stop);  // the kernel is still running
+  CU_CHECK(cuEventSynchronize(stop));
+  const double wallMs = wall.ms();
+  std::printf("cuEventElapsedTime before the kernel ended: %s\n", wb::errorName(early).c_str());
+  std::printf("the kernel: %.3f ms by events, %.3f ms by the host's clock around launch and wait\n",
+              elapsedMs(start, stop), wallMs);
+  //! [timing]
+  //! [timing-errors]
+  const CUresult noTiming = cuEventElapsedTime(&ms, start, untimed);
+  std::printf("an event created with CU_EVENT_DISABLE_TIMING: %s\n", wb::errorName(noTiming).c_str());
+  for (CUevent e : {start, stop, untimed}) CU_CHECK(cuEventDestroy(e));
+  CU_CHECK(cuMemFree(data));
+  CU_CHECK(cuStreamDestroy(s));
+}
+//! [timing-errors]
+
+//! [destroy]
+// cuStreamDestroy with work still pending returns at once; the work completes afterwards, and
+// the stream's resources are released then.
+void destroyPending(const Kernels& k) {
+  CUstream s = nullptr;
+  CU_CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CUevent after = nullptr;
+  CU_CHECK(cuEventCreate(&after, CU_EVENT_DISABLE_TIMING));
+  wb::Gate gate(k.gate, s);
+  CU_CHECK(cuEventRecord(after, s));
+  const CUresult rc = cuStreamDestroy(s);
+  std::printf("cuStreamDestroy with the gate closed: %s, and the gate kernel is still %s\n",
+              wb::errorName(rc).c_str(), gate.outcome() == wb::Gate::Waiting ? "waiting" : "NOT waiting");
+  gate.open();
+  CU_CHECK(cuEventSynchronize(after));
+  std::printf("gate opened: the event behind it completed: %s\n", status(cuEventQuery(after)));
+  CU_CHECK(cuEventDestroy(after));
+}
+//! [destroy]
+
+int main() {
+  try {
+    CU_CHECK(cuInit(0));
+    CUdevice dev = 0;
+    CU_CHECK(cuDeviceGet(&dev, 0));
+    CUcontext primary = nullptr;
+    CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
+    CU_CHECK(cuCtxSetCurrent(primary));
+    CUlibrary library = nullptr;
+    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
+                                   nullptr, nullptr, 0));
+    Kernels k{};
+    for (auto [name, f] : {std::pair{"gate", &k.gate}, {"stamp", &k.stamp}, {"burn", &k.burn}}) {
+      CUkernel kernel = nullptr;
+      CU_CHECK(cuLibraryGetKernel(&kernel, library, name));
+      *f = reinterpret_cast<CUfunction>(kernel);
+    }
+    {
+      wb::PinnedWords stamps(4);  // [0] the stamp counter, [1..3] slots
+      wb::step(1, "A stream is a queue");
+      streamIsAQueue(k);
+      wb::step(2, "Asynchronous copies need pinned memory");
+      asyncNeedsPinned(k);
+      wb::step(3, "Overlapping a copy with a kernel");
+      reportOverlap(overlapCopyAndKernel(k));
+      wb::step(4, "cuStreamWaitEvent orders work across streams");
+      waitEvent(k, stamps);
+      wb::step(5, "The default streams");
+      legacyStream(k, stamps, CU_STREAM_DEFAULT, "a blocking");
+      legacyStream(k, stamps, CU_STREAM_NON_BLOCKING, "a CU_STREAM_NON_BLOCKING");
+      perThreadStreams(k, stamps, primary);
+      wb::step(6, "Priorities");
+      priorities();
+      wb::step(7, "Host functions in a stream");
+      hostFunction(k);
+      wb::step(8, "Events against the wall clock");
+      eventTiming(k);
+      wb::step(9, "Destroying a stream with work pending");
+      destroyPending(k);
+    }
+    CU_CHECK(cuLibraryUnload(library));
+    CU_CHECK(cuCtxSetCurrent(nullptr));
+    CU_CHECK(cuDevicePrimaryCtxRelease(dev));
+    return wb::kExitOk;
+  } catch (const wb::DriverError& e) {
+    return wb::reportFatal(e);
+  } catch (const wb::ImageError& e) {
+    return wb::reportFatal(e);
+  }
+}
