@@ -5,67 +5,14 @@
 // some of these (DESIGN.md, "Damaged images").
 #pragma once
 
+#include "process.hpp"
 #include "support.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
 namespace wbt {
-
-struct ProgramEnd {
-  int signal = 0;  // the signal that ended it, or 0
-  int code = -1;   // its exit code otherwise
-  std::string output;
-};
-
-// Runs program with extra environment variables, stdout and stderr captured. The child arms
-// alarm(limitSeconds) before exec (an alarm survives exec), so a program that hangs is ended by
-// SIGALRM: no test waits longer than that, and none sleeps.
-inline ProgramEnd runProgram(const std::string& program, const std::vector<std::string>& extraEnv,
-                             unsigned limitSeconds) {
-  std::vector<std::string> envText;
-  for (char** e = environ; *e; ++e) envText.emplace_back(*e);
-  envText.insert(envText.end(), extraEnv.begin(), extraEnv.end());
-  std::vector<char*> env;
-  for (auto& e : envText) env.push_back(e.data());
-  env.push_back(nullptr);
-  std::string path = program;
-  char* argv[] = {path.data(), nullptr};
-
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    close(fds[1]);
-    alarm(limitSeconds);
-    execve(argv[0], argv, env.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  ProgramEnd end;
-  char buf[4096];
-  for (ssize_t got; (got = read(fds[0], buf, sizeof buf)) != 0;) {
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) break;
-    end.output.append(buf, static_cast<size_t>(got));
-  }
-  close(fds[0]);
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
-  if (WIFEXITED(status)) end.code = WEXITSTATUS(status);
-  return end;
-}
 
 // A folder under /tmp, removed with everything in it at scope exit.
 class ScratchDir {
@@ -118,9 +65,9 @@ inline void checkProgramRefusesDamagedImages(const std::string& program) {
     CAPTURE(c.what);
     ScratchDir dir;
     if (c.keep) copyImagesCut(dir.path(), c.keep);
-    const ProgramEnd end = runProgram(program, {"CUDA_WORKBOOK_KERNEL_DIR=" + dir.path()}, kLimitSeconds);
+    const wb::ProcessEnd end = wb::runProcess({program}, {"CUDA_WORKBOOK_KERNEL_DIR=" + dir.path()}, kLimitSeconds);
     CAPTURE(end.output);
-    CHECK_MESSAGE(end.signal != SIGALRM, "still running after " << kLimitSeconds << " s: it hung");
+    CHECK_MESSAGE(!end.timedOut, "still running after " << kLimitSeconds << " s: it hung");
     CHECK(end.signal == 0);
     CHECK(end.code == wb::kExitBadImage);
     CHECK(end.output.find(dir.path() + "/") != std::string::npos);  // the file, by its full path

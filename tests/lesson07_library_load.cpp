@@ -131,7 +131,8 @@ TEST_CASE("child: launch a CUkernel after cuLibraryUnload" * doctest::skip(!wbt:
 TEST_SUITE("unspecified") {
   TEST_CASE("after cuLibraryUnload the CUkernel does not launch: the launch fails or the child process dies") {
     const wbt::ChildEnd end = wbt::runInChild("child: launch a CUkernel after cuLibraryUnload");
-    MESSAGE("the child " << (end.crashed ? "crashed" : "exited with " + std::to_string(end.code)));
+    MESSAGE("the child " << (end.crashed ? "crashed" : "exited with " + std::to_string(end.code)) << ":\n" << end.output);
+    CHECK_FALSE(end.timedOut);
     CHECK((end.crashed || end.code == 10));
     CHECK(end.code != 11);
   }

@@ -4,12 +4,9 @@
 
 #include <doctest/doctest.h>
 
+#include "process.hpp"
 #include "vector_ops.hpp"
 #include "workbook.hpp"
-
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -122,8 +119,6 @@ class DeviceBuffer {
 }  // namespace wbt
 
 
-extern char** environ;
-
 namespace wbt {
 
 // Behaviour the reference leaves undefined or unspecified (a handle used after cuLibraryUnload or
@@ -132,29 +127,22 @@ namespace wbt {
 inline bool inChild() { return std::getenv("WORKBOOK_CHILD") != nullptr; }
 
 struct ChildEnd {
-  bool crashed = false;  // ended by a signal
-  int code = -1;         // exit code otherwise
+  bool crashed = false;   // ended by a signal (the time limit's SIGALRM included)
+  bool timedOut = false;  // ended by the time limit: it hung
+  int code = -1;          // exit code otherwise
+  std::string output;
 };
 
-inline ChildEnd runInChild(const std::string& testCase) {
-  char self[4096] = {};
-  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  REQUIRE(length > 0);
-  std::string filter = "--test-case=" + testCase;
-  char* argv[] = {self, filter.data(), const_cast<char*>("--no-version"), nullptr};
-  std::vector<char*> env;
-  for (char** e = environ; *e; ++e) env.push_back(*e);
-  std::string flag = "WORKBOOK_CHILD=1";
-  env.push_back(flag.data());
-  env.push_back(nullptr);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, self, nullptr, nullptr, argv, env.data()) == 0);
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  ChildEnd end;
-  end.crashed = WIFSIGNALED(status);
-  end.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return end;
+// Runs one test case of this binary in a child process, ended after limitSeconds if it hangs.
+inline ChildEnd runInChild(const std::string& testCase, unsigned limitSeconds = 60) {
+  const wb::ProcessEnd end = wb::runProcess({wb::selfPath(), "--test-case=" + testCase, "--no-version"},
+                                            {"WORKBOOK_CHILD=1"}, limitSeconds);
+  ChildEnd child;
+  child.crashed = end.signal != 0;
+  child.timedOut = end.timedOut;
+  child.code = end.code;
+  child.output = end.output;
+  return child;
 }
 
 }  // namespace wbt

@@ -1,0 +1,26 @@
+// Running a program in a child process with a time limit: what lesson 10's supervisor and the
+// tests that provoke crashes, hangs and kernel faults stand on. Needs no CUDA library.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace wb {
+
+struct ProcessEnd {
+  int signal = 0;      // the signal that ended it, or 0
+  int code = -1;       // its exit code when it exited
+  bool timedOut = false;  // ended by the time limit
+  std::string output;  // stdout and stderr, interleaved as written
+};
+
+// Runs argv[0] with argv and the environment of this process plus extraEnv ("NAME=value"),
+// capturing its output. The child arms alarm(limitSeconds) before exec (an alarm survives exec),
+// so a child that hangs is ended by SIGALRM: nothing waits longer than that, and nothing sleeps.
+ProcessEnd runProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv,
+                      unsigned limitSeconds);
+
+// The path of the running program (/proc/self/exe), to start it again as a child.
+std::string selfPath();
+
+}  // namespace wb
