@@ -8,9 +8,12 @@
 # left out of the manifest.
 cmake_minimum_required(VERSION 3.25)
 set(problems "")
-macro(problem text)
+# A function, not a macro: a macro would parse the message again, and a quoted "\snippet" in it
+# would read as an escape sequence.
+function(problem text)
   list(APPEND problems "${text}")
-endmacro()
+  set(problems "${problems}" PARENT_SCOPE)
+endfunction()
 
 file(READ "${SOURCE_DIR}/README.md" readme)
 foreach(folder IN LISTS LESSONS)
@@ -69,11 +72,16 @@ foreach(page IN LISTS pages)
         problem("${page}: snippet ${file} ${marker}: no such file")
         continue()
       endif()
-      file(STRINGS "${SOURCE_DIR}/${file}" source_lines)
+      # CMake lists split on ';' and nest on brackets: neutralise both before splitting into lines.
+      file(READ "${SOURCE_DIR}/${file}" source_text)
+      string(REPLACE ";" "," source_text "${source_text}")
+      string(REPLACE "[" "<" source_text "${source_text}")
+      string(REPLACE "]" ">" source_text "${source_text}")
+      string(REPLACE "\n" ";" source_lines "${source_text}")
       set(index 0)
       set(marks "")
       foreach(source_line IN LISTS source_lines)
-        if(source_line MATCHES "^[ ]*//! \\[${marker}\\]$")
+        if(source_line MATCHES "^[ ]*//! <${marker}>$")
           list(APPEND marks ${index})
         endif()
         math(EXPR index "${index} + 1")

@@ -4,6 +4,8 @@
 #
 # add_lesson(<NN-name> TITLE <one line> PROVES <one line: what its assertions establish>
 #            [NEEDS <NN>...]                earlier lessons a reader needs first (the page says so)
+#            [SANITIZE_PARENT_ONLY]         compute-sanitizer checks the program and its test binary
+#                                           but not the children they start (which fault on purpose)
 #            [KERNELS <kernel>...]          kernel images the program and its tests load
 #            [EMBED <image file> <symbol>]  an image compiled into the program and its tests
 #            [RUN_ARGS <arg>...]            arguments for the program's run under ctest and the course
@@ -45,7 +47,7 @@ function(_workbook_gpu_test name labels)
 endfunction()
 
 function(add_lesson folder)
-  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE;PROVES" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;NEEDS")
+  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY" "TITLE;PROVES" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;NEEDS")
   if(NOT folder MATCHES "^([0-9][0-9])-([a-z0-9-]+)$")
     message(FATAL_ERROR "add_lesson(${folder}): a lesson folder is NN-name, e.g. 05-memory")
   endif()
@@ -136,6 +138,11 @@ function(add_lesson folder)
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TESTS "${tests}")
   string(REPLACE ";" "," multi "${L_MULTI_DEVICE_SUITES}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_MULTI "${multi}")
+  set(sanitizer_flags "")
+  if(L_SANITIZE_PARENT_ONLY)
+    set(sanitizer_flags "--target-processes,application-only")
+  endif()
+  set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_SANITIZER_FLAGS "${sanitizer_flags}")
   string(REPLACE ";" "," needs "${L_NEEDS}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_NEEDS "${needs}")
 endfunction()
@@ -164,8 +171,9 @@ function(workbook_finish_course)
     string(APPEND manifest "[${place}/${total}]\t${program}: ${title}\t$<TARGET_FILE:${program}>\t${args}\n")
     get_property(tests GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TESTS)
     get_property(multi GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_MULTI)
-    string(APPEND sanitize "${program}\t\t\t$<TARGET_FILE:${program}>\t${args}\n")
-    string(APPEND sanitize "${tests}\t${multi}\t${WORKBOOK_SANITIZE_EXCLUDED_SUITES}\t$<TARGET_FILE:${tests}>\t--no-version\n")
+    get_property(flags GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_SANITIZER_FLAGS)
+    string(APPEND sanitize "${program}\t\t\t${flags}\t$<TARGET_FILE:${program}>\t${args}\n")
+    string(APPEND sanitize "${tests}\t${multi}\t${WORKBOOK_SANITIZE_EXCLUDED_SUITES}\t${flags}\t$<TARGET_FILE:${tests}>\t--no-version\n")
   endforeach()
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/course.tsv" CONTENT "${manifest}")
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/sanitize.tsv" CONTENT "${sanitize}")

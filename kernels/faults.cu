@@ -1,0 +1,33 @@
+// Kernels for lesson 10: each fault on purpose, and the work the supervisor finishes. extern "C",
+// so the host finds them by name. Every one of these faults runs in a child process.
+
+#include <cassert>
+
+//! [faults]
+// Writes to an address that belongs to nothing: CUDA_ERROR_ILLEGAL_ADDRESS.
+extern "C" __global__ void write_to(unsigned long long address) { *reinterpret_cast<volatile int*>(address) = 1; }
+
+// Stops the kernel with a trap instruction.
+extern "C" __global__ void trap_now() { __trap(); }
+
+// A device-side assert that fails when value is not positive: CUDA_ERROR_ASSERT.
+extern "C" __global__ void assert_positive(int value) { assert(value > 0); }
+
+// Reads a 4-byte int from an address that is not a multiple of 4: CUDA_ERROR_MISALIGNED_ADDRESS.
+extern "C" __global__ void read_misaligned(const char* bytes, int* out) {
+  *out = *reinterpret_cast<const volatile int*>(bytes + 1);
+}
+//! [faults]
+
+//! [chunk]
+// One chunk of the supervisor's job: adds k * k to *sum for every k in [first, first + n). With
+// poison set it writes to address 0x10 first: a stand-in for a transient fault (a bad input, a
+// flaky node), which the supervisor survives.
+extern "C" __global__ void job_chunk(unsigned long long* sum, unsigned first, unsigned n, int poison) {
+  if (poison && blockIdx.x == 0 && threadIdx.x == 0) *reinterpret_cast<volatile int*>(0x10ull) = 1;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const unsigned long long v = static_cast<unsigned long long>(first + i) * (first + i);
+    atomicAdd(sum, v);
+  }
+}
+//! [chunk]

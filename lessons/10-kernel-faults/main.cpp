@@ -1,0 +1,334 @@
+// Lesson 10: kernel faults, and living with them.
+//
+// What you learn: a kernel that writes to an invalid address does not fail at its launch. The
+// launch returns CUDA_SUCCESS; some later call, even an unrelated copy, returns
+// CUDA_ERROR_ILLEGAL_ADDRESS, so the checked call's file:line names a line that did nothing wrong.
+// From then on the context is poisoned: every call fails, a new context on the device fails, and a
+// primary-context reset does not bring it back; the reference says the process must be restarted.
+// __trap(), a failed device-side assert and a misaligned access poison it too, while a launch with
+// too many threads or an allocation too large for the device are errors after which everything
+// still works. To find the faulting launch: wb::launch's debug mode, CUDA_LAUNCH_BLOCKING=1,
+// compute-sanitizer, and GPU core dumps. And the deployer's answer: a supervisor that runs GPU
+// work in a child process, sees it die, and starts a fresh one that finishes the job.
+//
+// Every fault happens in a child process: this program starts itself again with --child <what>,
+// with a time limit, and narrates what the child saw. The parent never faults.
+//
+// APIs: cuLaunchKernel, cuCtxSynchronize, cuMemcpyDtoH, cuMemAlloc, cuCtxGetCurrent, cuCtxCreate,
+//       cuDevicePrimaryCtxReset, cuDevicePrimaryCtxRetain, cuLibraryLoadFromFile, cuLibraryGetKernel
+// Run:  ctest -R lesson10   (or build/lessons/lesson10-kernel-faults)
+#include "launch.hpp"
+#include "process.hpp"
+#include "workbook.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr unsigned kChildSeconds = 60;  // no child may take longer: a hang ends in a message
+constexpr unsigned kChunks = 8, kPerChunk = 65536;
+
+// One line per call: "  <what>: <NAME> (<code>)". The tests read these lines back.
+CUresult say(const char* what, CUresult rc) {
+  std::printf("  %s: %s (%d)\n", what, wb::errorName(rc).c_str(), static_cast<int>(rc));
+  std::fflush(stdout);
+  return rc;
+}
+
+// The device's primary context, current, and a kernel of faults.fatbin by name.
+struct Setup {
+  CUdevice dev = 0;
+  CUcontext primary = nullptr;
+  CUlibrary library = nullptr;
+  Setup() {
+    CU_CHECK(cuInit(0));
+    CU_CHECK(cuDeviceGet(&dev, 0));
+    CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
+    CU_CHECK(cuCtxSetCurrent(primary));
+    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("faults.fatbin").c_str(), nullptr, nullptr, 0,
+                                   nullptr, nullptr, 0));
+  }
+  CUfunction kernel(const char* name) const {
+    CUkernel k = nullptr;
+    CU_CHECK(cuLibraryGetKernel(&k, library, name));
+    return reinterpret_cast<CUfunction>(k);
+  }
+  // A child that faulted ends here without cleaning up: every call would fail, and the process
+  // exit takes the context with it. That is the point of running it in a child.
+};
+
+}  // namespace
+
+//! [illegal-address]
+// In a child: the fault, then one call after another, each printed with what it returned.
+int childIllegalAddress() {
+  Setup s;
+  CUdeviceptr unrelated = 0;
+  CU_CHECK(cuMemAlloc(&unrelated, sizeof(int)));
+  unsigned long long address = 0x10;
+  void* args[] = {&address};
+  say("cuLaunchKernel(write_to, 0x10)",
+      cuLaunchKernel(s.kernel("write_to"), 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr));
+  int value = 0;
+  say("cuMemcpyDtoH of an unrelated buffer", cuMemcpyDtoH(&value, unrelated, sizeof value));
+  CUdeviceptr more = 0;
+  say("cuMemAlloc", cuMemAlloc(&more, 4096));
+  say("cuCtxSynchronize", cuCtxSynchronize());
+  CUcontext current = nullptr;
+  say("cuCtxGetCurrent", cuCtxGetCurrent(&current));
+  CUcontext fresh = nullptr;
+  say("cuCtxCreate of a new context on the device", wb::createContext(&fresh, 0, s.dev));
+  say("cuDevicePrimaryCtxReset", cuDevicePrimaryCtxReset(s.dev));
+  CUcontext again = nullptr;
+  say("cuDevicePrimaryCtxRetain after the reset", cuDevicePrimaryCtxRetain(&again, s.dev));
+  say("cuMemAlloc after the reset", cuMemAlloc(&more, 4096));
+  return wb::kExitOk;
+}
+//! [illegal-address]
+
+//! [checked]
+// In a child: the same fault under the course's checks. The launch goes through wb::launch, the
+// copy through CU_CHECK; whichever reports the fault throws, and main() prints its message.
+int childChecked() {
+  Setup s;
+  CUdeviceptr unrelated = 0;
+  CU_CHECK(cuMemAlloc(&unrelated, sizeof(int)));
+  unsigned long long address = 0x10;
+  void* args[] = {&address};
+  wb::launch(s.kernel("write_to"), "write_to", 1, 1, args);
+  int value = 0;
+  CU_CHECK(cuMemcpyDtoH(&value, unrelated, sizeof value));
+  return wb::kExitOk;
+}
+//! [checked]
+
+//! [other-faults]
+// In a child: one of the other faults, then whether the context still works.
+int childOtherFault(const std::string& which) {
+  Setup s;
+  CUdeviceptr buffer = 0;
+  CU_CHECK(cuMemAlloc(&buffer, 64));
+  int positive = 0;
+  CUdeviceptr misaligned = buffer, out = buffer + 32;
+  void* assertArgs[] = {&positive};
+  void* misalignedArgs[] = {&misaligned, &out};
+  const auto launchOne = [&](const char* name, void** args) {
+    say((std::string("cuLaunchKernel(") + name + ")").c_str(),
+        cuLaunchKernel(s.kernel(name), 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr));
+  };
+  if (which == "trap") launchOne("trap_now", nullptr);
+  if (which == "assert") launchOne("assert_positive", assertArgs);
+  if (which == "misaligned") launchOne("read_misaligned", misalignedArgs);
+  say("cuCtxSynchronize", cuCtxSynchronize());
+  CUdeviceptr more = 0;
+  say("cuMemAlloc afterwards", cuMemAlloc(&more, 4096));
+  return wb::kExitOk;
+}
+//! [other-faults]
+
+//! [job-worker]
+// In a child: chunks [first, kChunks) of the job, one line per finished chunk, flushed at once so
+// the supervisor sees the progress even if this process dies. poison names a chunk that faults.
+int childJob(unsigned first, int poison) {
+  Setup s;
+  const CUfunction chunk = s.kernel("job_chunk");
+  CUdeviceptr sum = 0;
+  CU_CHECK(cuMemAlloc(&sum, sizeof(unsigned long long)));
+  for (unsigned c = first; c < kChunks; ++c) {
+    CU_CHECK(cuMemsetD32(sum, 0, 2));
+    unsigned start = c * kPerChunk, n = kPerChunk;
+    int poisoned = static_cast<int>(c) == poison;
+    void* args[] = {&sum, &start, &n, &poisoned};
+    wb::launch(chunk, "job_chunk", 64, 256, args);
+    unsigned long long result = 0;
+    CU_CHECK(cuMemcpyDtoH(&result, sum, sizeof result));  // waits for the chunk: a fault shows here
+    std::printf("chunk %u %llu\n", c, result);
+    std::fflush(stdout);
+  }
+  CU_CHECK(cuMemFree(sum));
+  return wb::kExitOk;
+}
+//! [job-worker]
+
+// Runs this program again as a child, with a time limit, and returns what it printed and how it ended.
+wb::ProcessEnd child(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+  std::vector<std::string> argv{wb::selfPath(), "--child"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return wb::runProcess(argv, env, kChildSeconds);
+}
+
+std::string howItEnded(const wb::ProcessEnd& end) {
+  if (end.timedOut) return "it hung and was ended after " + std::to_string(kChildSeconds) + " s";
+  if (end.signal) return "it was killed by signal " + std::to_string(end.signal);
+  return "it exited with code " + std::to_string(end.code);
+}
+
+void show(const wb::ProcessEnd& end) {
+  std::printf("%s", end.output.c_str());
+  std::printf("  (the child: %s)\n", howItEnded(end).c_str());
+}
+
+// The line of a child's output that holds text, or "".
+std::string lineWith(const std::string& output, const std::string& text) {
+  std::stringstream ss(output);
+  for (std::string line; std::getline(ss, line);)
+    if (line.find(text) != std::string::npos) return line;
+  return "";
+}
+
+//! [not-sticky]
+// In this process: errors that leave the context working. Each is followed by real work.
+void notSticky() {
+  Setup s;
+  const CUfunction faultless = s.kernel("job_chunk");
+  CUdeviceptr sum = 0;
+  CU_CHECK(cuMemAlloc(&sum, sizeof(unsigned long long)));
+  CU_CHECK(cuMemsetD32(sum, 0, 2));
+  unsigned first = 0, n = 4;
+  int poison = 0;
+  void* args[] = {&sum, &first, &n, &poison};
+  say("cuLaunchKernel with 2048 threads per block",
+      cuLaunchKernel(faultless, 1, 1, 1, 2048, 1, 1, 0, nullptr, args, nullptr));
+  size_t freeBytes = 0, total = 0;
+  CU_CHECK(cuMemGetInfo(&freeBytes, &total));
+  CUdeviceptr huge = 0;
+  say("cuMemAlloc of twice the device's memory", cuMemAlloc(&huge, total * 2));
+  say("cuLaunchKernel with 256 threads per block",
+      cuLaunchKernel(faultless, 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
+  unsigned long long result = 0;
+  say("cuMemcpyDtoH of its result", cuMemcpyDtoH(&result, sum, sizeof result));
+  std::printf("  the result: %llu (0 + 1 + 4 + 9 = 14): the context still works\n", result);
+  CU_CHECK(cuMemFree(sum));
+  CU_CHECK(cuLibraryUnload(s.library));
+  CU_CHECK(cuCtxSetCurrent(nullptr));
+  CU_CHECK(cuDevicePrimaryCtxRelease(s.dev));
+}
+//! [not-sticky]
+
+// compute-sanitizer: beside this program's toolkit, in CUDA_HOME, or on PATH; "" when absent.
+std::string findSanitizer() {
+  std::vector<std::string> candidates = {"/usr/local/cuda/bin/compute-sanitizer"};
+  if (const char* home = std::getenv("CUDA_HOME"))
+    candidates.insert(candidates.begin(), std::string(home) + "/bin/compute-sanitizer");
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    for (std::string dir; std::getline(ss, dir, ':');) candidates.push_back(dir + "/compute-sanitizer");
+  }
+  for (const auto& c : candidates)
+    if (access(c.c_str(), X_OK) == 0) return c;
+  return "";
+}
+
+//! [find-the-launch]
+// The same faulting child three ways: plain, with wb::launch's debug mode, and with
+// CUDA_LAUNCH_BLOCKING=1. Then under compute-sanitizer, which names the kernel, the access and
+// the address.
+void findTheLaunch() {
+  const std::pair<const char*, std::vector<std::string>> runs[] = {
+      {"as it is", {}},
+      {"with WORKBOOK_SYNC_LAUNCHES=1", {"WORKBOOK_SYNC_LAUNCHES=1"}},
+      {"with CUDA_LAUNCH_BLOCKING=1", {"CUDA_LAUNCH_BLOCKING=1"}},
+  };
+  for (const auto& [how, env] : runs) {
+    const wb::ProcessEnd end = child({"checked"}, env);
+    std::printf("  %s: %s\n", how, lineWith(end.output, "error:").c_str());
+  }
+  const std::string sanitizer = findSanitizer();
+  if (sanitizer.empty() || std::getenv("WORKBOOK_UNDER_SANITIZER")) {
+    std::printf("  compute-sanitizer: %s\n", sanitizer.empty() ? "not found (it ships with the toolkit, in bin/)"
+                                                               : "skipped: this program already runs under it");
+    return;
+  }
+  const wb::ProcessEnd end =
+      wb::runProcess({sanitizer, "--show-backtrace", "no", wb::selfPath(), "--child", "checked"}, {}, 3 * kChildSeconds);
+  std::printf("  under compute-sanitizer, its first findings:\n");
+  std::stringstream ss(end.output);
+  int shown = 0;
+  for (std::string line; std::getline(ss, line) && shown < 6;)
+    if (line.rfind("========= ", 0) == 0 && line.size() > 10) {
+      std::printf("  %s\n", line.c_str());
+      ++shown;
+    }
+}
+//! [find-the-launch]
+
+//! [supervisor]
+// Runs the job in worker processes. A worker prints "chunk <c> <sum>" per finished chunk; when it
+// dies or reports an error, the supervisor starts a fresh one at the first unfinished chunk. The
+// first worker is given a poisoned chunk, standing in for a transient fault.
+bool supervise() {
+  unsigned next = 0;
+  unsigned long long total = 0;
+  int workers = 0;
+  while (next < kChunks && workers < 4) {
+    const int poison = workers == 0 ? 5 : -1;
+    const wb::ProcessEnd end = child({"job", std::to_string(next), std::to_string(poison)});
+    ++workers;
+    const unsigned from = next;
+    std::stringstream ss(end.output);
+    for (std::string line; std::getline(ss, line);) {
+      unsigned c = 0;
+      unsigned long long sum = 0;
+      if (std::sscanf(line.c_str(), "chunk %u %llu", &c, &sum) == 2 && c == next) {
+        total += sum;
+        ++next;
+      }
+    }
+    const std::string done = next == from ? std::string("no chunk done")
+                                          : "chunks " + std::to_string(from) + " to " + std::to_string(next - 1) + " done";
+    std::printf("  worker %d: %s, then %s\n", workers, done.c_str(), howItEnded(end).c_str());
+    if (end.code != 0) std::printf("    it said: %s\n", lineWith(end.output, "error:").c_str());
+  }
+  const unsigned long long n = kChunks * kPerChunk;  // sum of k*k for k < n
+  const unsigned long long expected = (n - 1) * n * (2 * n - 1) / 6;
+  std::printf("  the job: %u of %u chunks, sum %llu (expected %llu), %d workers\n", next, kChunks, total, expected,
+              workers);
+  return next == kChunks && total == expected;
+}
+//! [supervisor]
+
+int childMain(const std::vector<std::string>& args) {
+  const std::string& what = args.empty() ? std::string() : args[0];
+  if (what == "illegal-address") return childIllegalAddress();
+  if (what == "checked") return childChecked();
+  if (what == "trap" || what == "assert" || what == "misaligned") return childOtherFault(what);
+  if (what == "job" && args.size() == 3) return childJob(std::stoul(args[1]), std::stoi(args[2]));
+  std::fprintf(stderr, "usage: lesson10-kernel-faults [--supervise | --child illegal-address|checked|trap|"
+                       "assert|misaligned|job <first> <poison>]\n");
+  return wb::kExitUsage;
+}
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (!args.empty() && args[0] == "--child") return childMain({args.begin() + 1, args.end()});
+    CU_CHECK(cuInit(0));  // the parent checks for a driver first, so a machine without one hears why
+    if (!args.empty() && args[0] == "--supervise") return supervise() ? wb::kExitOk : wb::kExitDriverError;
+    if (!args.empty()) return childMain(args);
+
+    wb::step(1, "A fault, call by call");
+    show(child({"illegal-address"}));
+    wb::step(2, "Other faults");
+    for (const char* which : {"trap", "assert", "misaligned"}) {
+      std::printf("%s:\n", which);
+      show(child({which}));
+    }
+    wb::step(3, "Errors that are not sticky");
+    notSticky();
+    wb::step(4, "Finding the faulting launch");
+    findTheLaunch();
+    wb::step(5, "A supervisor that finishes the job");
+    return supervise() ? wb::kExitOk : wb::kExitDriverError;
+  } catch (const wb::DriverError& e) {
+    return wb::reportFatal(e);
+  } catch (const wb::ImageError& e) {
+    return wb::reportFatal(e);
+  }
+}
