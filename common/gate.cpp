@@ -2,6 +2,8 @@
 
 #include "cuda_check.hpp"
 
+#include <utility>
+
 namespace wb {
 
 PinnedWords::PinnedWords(std::size_t count) {
@@ -27,5 +29,30 @@ Gate::~Gate() {
   cuEventSynchronize(done_);  // the kernel has ended: its words may be freed
   cuEventDestroy(done_);
 }
+
+//! [load-first]
+StreamKernels StreamKernels::load(CUlibrary library) {
+  StreamKernels k;
+  for (auto [name, f] : {std::pair{"gate", &k.gate}, {"stamp", &k.stamp}, {"burn", &k.burn}}) {
+    CUkernel kernel = nullptr;
+    CU_CHECK(cuLibraryGetKernel(&kernel, library, name));
+    *f = reinterpret_cast<CUfunction>(kernel);
+  }
+  PinnedWords words(4);
+  words.write(0, 1);  // an open gate: it returns at once
+  CUdeviceptr gate = words.device(0), outcome = words.device(1), counter = words.device(2), slot = words.device(3);
+  unsigned long long deadline = 0;
+  CUdeviceptr noData = 0;
+  unsigned none = 0;
+  void* gateArgs[] = {&gate, &deadline, &outcome};
+  void* stampArgs[] = {&counter, &slot};
+  void* burnArgs[] = {&noData, &none, &none};  // n = 0: touches nothing
+  CU_CHECK(cuLaunchKernel(k.gate, 1, 1, 1, 1, 1, 1, 0, nullptr, gateArgs, nullptr));
+  CU_CHECK(cuLaunchKernel(k.stamp, 1, 1, 1, 1, 1, 1, 0, nullptr, stampArgs, nullptr));
+  CU_CHECK(cuLaunchKernel(k.burn, 1, 1, 1, 1, 1, 1, 0, nullptr, burnArgs, nullptr));
+  CU_CHECK(cuCtxSynchronize());
+  return k;
+}
+//! [load-first]
 
 }  // namespace wb

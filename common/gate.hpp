@@ -44,4 +44,14 @@ class Gate {
   CUevent done_ = nullptr;
 };
 
+// The three kernels of kernels/streams.cu, from a loaded library, each already loaded into the
+// current context. Under lazy loading (the default since CUDA 12.2) a kernel is loaded at its first
+// launch, and loading may wait for the kernels running in the context; a gate that is waiting for
+// the host, while the host waits for a stamp to load, would wait until its deadline. So load()
+// launches each kernel once, harmlessly, and waits, before any gate is closed.
+struct StreamKernels {
+  CUfunction gate = nullptr, stamp = nullptr, burn = nullptr;
+  static StreamKernels load(CUlibrary library);
+};
+
 }  // namespace wb

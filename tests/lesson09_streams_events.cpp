@@ -24,16 +24,12 @@ struct Lab {
   Lab() {
     CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
                                    nullptr, nullptr, 0));
-    gate = kernel("gate");
-    stamp = kernel("stamp");
-    burn = kernel("burn");
+    const wb::StreamKernels k = wb::StreamKernels::load(library);  // loaded before any gate closes
+    gate = k.gate;
+    stamp = k.stamp;
+    burn = k.burn;
   }
   ~Lab() { cuLibraryUnload(library); }
-  CUfunction kernel(const char* name) const {
-    CUkernel k = nullptr;
-    CU_CHECK(cuLibraryGetKernel(&k, library, name));
-    return reinterpret_cast<CUfunction>(k);
-  }
 };
 
 class Stream {

@@ -146,6 +146,17 @@ TEST_SUITE("fault-finding") {
   }
 }
 
+TEST_SUITE("fault-launch-blocking") {
+  // CUDA_LAUNCH_BLOCKING=1 makes launches synchronous: the fault cannot be reported later than the
+  // launch. Driver 580 reported it at the launch itself.
+  TEST_CASE("with CUDA_LAUNCH_BLOCKING=1 the fault is reported by the launch") {
+    const ChildRun run = runLesson({"checked"}, {"CUDA_LAUNCH_BLOCKING=1"});
+    INFO(run.end.output);
+    CHECK(run.end.code == wb::kExitDriverError);
+    CHECK(run.end.output.find("cuLaunchKernel(write_to) failed: CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos);
+  }
+}
+
 TEST_SUITE("fault-supervisor") {
   TEST_CASE("a supervisor of worker processes finishes the job with the right result after a worker faults") {
     const wb::ProcessEnd end = wb::runProcess({WORKBOOK_LESSON_PROGRAM, "--supervise"}, {}, 4 * kLimitSeconds);

@@ -27,9 +27,7 @@
 #include <thread>
 #include <vector>
 
-struct Kernels {
-  CUfunction gate, stamp, burn;
-};
+using Kernels = wb::StreamKernels;  // gate, stamp and burn, loaded into the context (common/gate.hpp)
 
 // What cuStreamQuery and cuEventQuery answered, in words.
 const char* status(CUresult rc) {
@@ -417,12 +415,7 @@ int main() {
     CUlibrary library = nullptr;
     CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
                                    nullptr, nullptr, 0));
-    Kernels k{};
-    for (auto [name, f] : {std::pair{"gate", &k.gate}, {"stamp", &k.stamp}, {"burn", &k.burn}}) {
-      CUkernel kernel = nullptr;
-      CU_CHECK(cuLibraryGetKernel(&kernel, library, name));
-      *f = reinterpret_cast<CUfunction>(kernel);
-    }
+    const Kernels k = Kernels::load(library);  // every kernel loaded before any gate closes
     {
       wb::PinnedWords stamps(4);  // [0] the stamp counter, [1..3] slots
       wb::step(1, "A stream is a queue");
