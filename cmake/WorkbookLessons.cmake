@@ -4,6 +4,8 @@
 #
 # add_lesson(<NN-name> TITLE <one line> PROVES <one line: what its assertions establish>
 #            [NEEDS <NN>...]                earlier lessons a reader needs first (the page says so)
+#            [RUNTIME_SOURCES <file.cu>...]  CUDA sources compiled into the program and its tests by
+#                                           nvcc; the lesson then links the CUDA runtime as well
 #            [SANITIZE_PARENT_ONLY]         compute-sanitizer checks the program and its test binary
 #                                           but not the children they start (which fault on purpose)
 #            [KERNELS <kernel>...]          kernel images the program and its tests load
@@ -47,7 +49,7 @@ function(_workbook_gpu_test name labels)
 endfunction()
 
 function(add_lesson folder)
-  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY" "TITLE;PROVES" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;NEEDS")
+  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY" "TITLE;PROVES" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;NEEDS;RUNTIME_SOURCES")
   if(NOT folder MATCHES "^([0-9][0-9])-([a-z0-9-]+)$")
     message(FATAL_ERROR "add_lesson(${folder}): a lesson folder is NN-name, e.g. 05-memory")
   endif()
@@ -78,6 +80,16 @@ function(add_lesson folder)
   target_link_libraries(${program} PRIVATE workbook::common)
   add_executable(${tests} "${test_src}")
   target_link_libraries(${tests} PRIVATE workbook::common workbook::test_main)
+  # A lesson about the runtime beside the driver (11) compiles its runtime kernels with nvcc into
+  # both binaries and links the CUDA runtime; every other lesson links the driver only.
+  if(L_RUNTIME_SOURCES)
+    list(TRANSFORM L_RUNTIME_SOURCES PREPEND "${CMAKE_SOURCE_DIR}/lessons/${folder}/")
+    foreach(target IN ITEMS ${program} ${tests})
+      target_sources(${target} PRIVATE ${L_RUNTIME_SOURCES})
+      target_include_directories(${target} PRIVATE "${CMAKE_SOURCE_DIR}/lessons/${folder}")
+      target_link_libraries(${target} PRIVATE CUDA::cudart)
+    endforeach()
+  endif()
   # The damaged-images suites run the lesson's own program.
   target_compile_definitions(${tests} PRIVATE "WORKBOOK_LESSON_PROGRAM=\"$<TARGET_FILE:${program}>\"")
   add_dependencies(${tests} ${program})

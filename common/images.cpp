@@ -26,6 +26,8 @@ std::vector<unsigned> builtArchitectures() {
   return archs;
 }
 
+std::string imageToolkitVersion() { return WORKBOOK_TOOLKIT_VERSION; }
+
 std::string bytes(std::size_t n) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(n);

@@ -16,6 +16,8 @@ std::string kernelDir();
 std::string kernelImage(const std::string& file);
 // The architectures built into the images (WORKBOOK_CUDA_ARCHS), lowest first: {75, 80, ..., 90}.
 std::vector<unsigned> builtArchitectures();
+// The version of the CUDA toolkit whose nvcc built the images, "13.0.88".
+std::string imageToolkitVersion();
 
 // "512 B", "4.00 KiB", "1.50 GiB".
 std::string bytes(std::size_t n);

@@ -1,0 +1,264 @@
+// Lesson 11: the CUDA runtime beside the driver.
+//
+// What you learn: libraries and frameworks mix the runtime (cuda_runtime.h, cudart) with the
+// Driver API, and most interop bugs come from not knowing which context each side uses. The
+// runtime is built on the driver's primary context: after cudaSetDevice the current context is the
+// handle cuDevicePrimaryCtxRetain returns. A context the driver made current is the one the
+// runtime uses: cudaMalloc allocates in it. Pointers cross both ways. A new thread has no current
+// context, so the driver fails there while the runtime makes the primary context current on first
+// use. cudaDeviceReset destroys the primary context's allocations even while the driver holds a
+// retain. A kernel launched the runtime's way has a CUfunction and a CUkernel the driver can use,
+// and the runtime hands out driver entry points. Libraries push and pop their context and never
+// leave it set.
+//
+// This lesson alone links the CUDA runtime: that is its subject. Every other lesson is driver-only.
+//
+// APIs: cudaSetDevice, cudaFree, cudaMalloc, cudaMemcpy, cudaDeviceReset, cudaGetFuncBySymbol,
+//       cudaGetKernel, cudaGetDriverEntryPointByVersion, cuDevicePrimaryCtxRetain, cuCtxGetCurrent,
+//       cuPointerGetAttribute, cuCtxPushCurrent, cuCtxPopCurrent, cuLaunchKernel, cuKernelGetFunction
+// Run:  ctest -R lesson11   (or build/lessons/lesson11-runtime-interop)
+#include "process.hpp"
+#include "runtime_kernel.hpp"
+#include "workbook.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+// The runtime's errors, checked: a cudaError_t is not a CUresult, so it gets its own exception,
+// with the runtime's own name and description.
+struct RuntimeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void rtCheck(cudaError_t rc, const char* what) {
+  if (rc != cudaSuccess)
+    throw RuntimeError(std::string(what) + " failed: " + cudaGetErrorName(rc) + " (" + std::to_string(rc) +
+                       "): " + cudaGetErrorString(rc));
+}
+
+std::string same(const void* a, const void* b) { return a == b ? "the same handle" : "DIFFERENT handles"; }
+
+CUcontext current() {
+  CUcontext ctx = nullptr;
+  CU_CHECK(cuCtxGetCurrent(&ctx));
+  return ctx;
+}
+
+CUcontext ownerOf(CUdeviceptr p) {
+  CUcontext ctx = nullptr;
+  CU_CHECK(cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, p));
+  return ctx;
+}
+
+//! [primary]
+// The runtime's context is the device's primary context, and cudaSetDevice makes it current.
+void runtimeUsesPrimary(CUdevice dev) {
+  std::printf("before any runtime call, the current context: %s\n", current() ? "set" : "none");
+  rtCheck(cudaSetDevice(0), "cudaSetDevice(0)");
+  rtCheck(cudaFree(nullptr), "cudaFree(0)");  // the classic way to make the runtime initialise
+  CUcontext primary = nullptr;
+  CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
+  std::printf("after cudaSetDevice(0): current context %s, primary context %s: %s\n", wb::hex(current()).c_str(),
+              wb::hex(primary).c_str(), same(current(), primary).c_str());
+  CU_CHECK(cuDevicePrimaryCtxRelease(dev));
+}
+//! [primary]
+
+//! [driver-context]
+// A context made current by the driver is the one the runtime uses: cudaMalloc allocates in it.
+void runtimeUsesCurrent(CUdevice dev) {
+  CUcontext mine = nullptr;
+  CU_CHECK(wb::createContext(&mine, 0, dev));  // created and pushed: current
+  void* p = nullptr;
+  rtCheck(cudaMalloc(&p, 4096), "cudaMalloc");
+  std::printf("with a created context current, cudaMalloc's memory belongs to: %s\n",
+              ownerOf(reinterpret_cast<CUdeviceptr>(p)) == mine ? "the created context" : "ANOTHER context");
+  rtCheck(cudaFree(p), "cudaFree");
+  CU_CHECK(cuCtxDestroy(mine));  // popped too: the primary context is current again
+  std::printf("after cuCtxDestroy, the current context is the primary context again: %s\n",
+              current() ? "yes" : "no, none");
+}
+//! [driver-context]
+
+//! [pointers]
+// One address space, one allocation: each API copies into the other's memory.
+void pointersCross() {
+  const std::vector<float> ones(1024, 1.0f);
+  std::vector<float> back(1024, 0.0f);
+  void* fromRuntime = nullptr;
+  rtCheck(cudaMalloc(&fromRuntime, 4096), "cudaMalloc");
+  CU_CHECK(cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(fromRuntime), ones.data(), 4096));
+  CUdeviceptr fromDriver = 0;
+  CU_CHECK(cuMemAlloc(&fromDriver, 4096));
+  rtCheck(cudaMemcpy(reinterpret_cast<void*>(fromDriver), fromRuntime, 4096, cudaMemcpyDeviceToDevice), "cudaMemcpy");
+  rtCheck(cudaMemcpy(back.data(), reinterpret_cast<void*>(fromDriver), 4096, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  std::printf("cuMemcpyHtoD into cudaMalloc memory, cudaMemcpy into cuMemAlloc memory and back: %s\n",
+              back == ones ? "every value arrived" : "WRONG values");
+  CU_CHECK(cuMemFree(fromDriver));
+  rtCheck(cudaFree(fromRuntime), "cudaFree");
+}
+//! [pointers]
+
+//! [threads]
+// A new thread has no current context. The driver fails there; the runtime makes the device's
+// primary context current on its first call, and from then on the driver works in that thread too.
+void newThread() {
+  std::thread([] {
+    CUdeviceptr p = 0;
+    const CUresult driverFirst = cuMemAlloc(&p, 4096);
+    void* q = nullptr;
+    const cudaError_t runtime = cudaMalloc(&q, 4096);
+    CUcontext now = nullptr;
+    cuCtxGetCurrent(&now);
+    const CUresult driverAfter = cuMemAlloc(&p, 4096);
+    std::printf("in a new thread: cuMemAlloc %s; cudaMalloc %s; then the current context is %s and cuMemAlloc %s\n",
+                wb::errorName(driverFirst).c_str(), cudaGetErrorName(runtime), now ? "set" : "none",
+                wb::errorName(driverAfter).c_str());
+    if (driverAfter == CUDA_SUCCESS) cuMemFree(p);
+    if (runtime == cudaSuccess) cudaFree(q);
+  }).join();
+}
+//! [threads]
+
+//! [kernels]
+// A kernel compiled into the program and launched with <<<>>>, reached from the driver: its
+// CUfunction (cudaGetFuncBySymbol) launched with cuLaunchKernel, and its CUkernel (cudaGetKernel).
+void kernelsBothWays() {
+  float* data = nullptr;
+  unsigned n = 1u << 16;
+  rtCheck(cudaMalloc(&data, n * sizeof(float)), "cudaMalloc");
+  rtCheck(cudaMemset(data, 0, n * sizeof(float)), "cudaMemset");
+  rtCheck(launchAddOne(data, n, nullptr), "add_one<<<...>>>");  // the runtime's launch: +1
+  cudaFunction_t asFunction = nullptr;
+  rtCheck(cudaGetFuncBySymbol(&asFunction, addOneEntry()), "cudaGetFuncBySymbol");
+  void* args[] = {&data, &n};
+  CU_CHECK(cuLaunchKernel(reinterpret_cast<CUfunction>(asFunction), (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr,
+                          args, nullptr));  // the driver's launch of the same kernel: +1
+  cudaKernel_t asKernel = nullptr;
+  rtCheck(cudaGetKernel(&asKernel, addOneEntry()), "cudaGetKernel");
+  CUfunction fromKernel = nullptr;
+  CU_CHECK(cuKernelGetFunction(&fromKernel, reinterpret_cast<CUkernel>(asKernel)));
+  CU_CHECK(cuLaunchKernel(fromKernel, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));  // +1
+  std::vector<float> back(n);
+  rtCheck(cudaMemcpy(back.data(), data, n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  std::printf("add_one launched by <<<>>>, by its CUfunction and by its CUkernel: every element is %.1f (3.0 expected)\n",
+              back[0]);
+  rtCheck(cudaFree(data), "cudaFree");
+}
+//! [kernels]
+
+//! [entry-point]
+// The runtime hands out driver entry points too, by name and CUDA version (CUDA 12.5 and newer).
+void entryPointFromRuntime() {
+#if CUDART_VERSION >= 12050
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSuccess;
+  rtCheck(cudaGetDriverEntryPointByVersion("cuDriverGetVersion", &fn, 12000, cudaEnableDefault, &status),
+          "cudaGetDriverEntryPointByVersion");
+  int version = 0;
+  if (fn) reinterpret_cast<CUresult(CUDAAPI*)(int*)>(fn)(&version);
+  std::printf("cudaGetDriverEntryPointByVersion(\"cuDriverGetVersion\", 12000): %s; it says %d\n",
+              status == cudaDriverEntryPointSuccess ? "found" : "not found", version);
+#else
+  std::printf("cudaGetDriverEntryPointByVersion needs CUDA 12.5; this was built with %d.%d\n", CUDART_VERSION / 1000,
+              CUDART_VERSION % 1000 / 10);
+#endif
+}
+//! [entry-point]
+
+//! [library-manners]
+// What a library on the Driver API owes its caller: it pushes the context it needs, works, and
+// pops it, so whatever the caller had current (a context of its own, or the runtime's) is current
+// again afterwards, whatever happened in between.
+class ContextScope {
+ public:
+  explicit ContextScope(CUcontext ctx) { CU_CHECK(cuCtxPushCurrent(ctx)); }
+  ~ContextScope() {
+    CUcontext popped = nullptr;
+    cuCtxPopCurrent(&popped);
+  }
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+};
+
+void libraryManners(CUdevice dev) {
+  CUcontext callers = current(), libraries = nullptr;
+  CU_CHECK(wb::createContext(&libraries, 0, dev));
+  CUcontext popped = nullptr;
+  CU_CHECK(cuCtxPopCurrent(&popped));  // created contexts are pushed: the caller's is current again
+  {
+    ContextScope scope(libraries);
+    CUdeviceptr p = 0;
+    CU_CHECK(cuMemAlloc(&p, 4096));  // the library's work, in its own context
+    CU_CHECK(cuMemFree(p));
+  }
+  std::printf("after the library's call, the caller's context is current again: %s\n",
+              current() == callers ? "yes" : "NO");
+  CU_CHECK(cuCtxDestroy(libraries));
+}
+//! [library-manners]
+
+//! [reset]
+// cudaDeviceReset tears down the primary context at once, with every allocation in it, even while
+// the driver holds a retain on it. The retain is still the driver's to release. It resets the
+// device for the whole process, so it runs in a child process of its own (--child reset).
+int deviceReset() {
+  CU_CHECK(cuInit(0));
+  CUdevice dev = 0;
+  CU_CHECK(cuDeviceGet(&dev, 0));
+  CUcontext primary = nullptr;
+  CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
+  CU_CHECK(cuCtxSetCurrent(primary));
+  CUdeviceptr p = 0;
+  CU_CHECK(cuMemAlloc(&p, 1u << 20));
+  rtCheck(cudaDeviceReset(), "cudaDeviceReset");
+  unsigned flags = 0;
+  int active = 0;
+  CU_CHECK(cuDevicePrimaryCtxGetState(dev, &flags, &active));
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  const CUresult range = cuMemGetAddressRange(&base, &size, p);
+  std::printf("after cudaDeviceReset: primary context active = %d; the driver's allocation: %s\n", active,
+              range == CUDA_SUCCESS ? "still there" : ("gone (" + wb::errorName(range) + ")").c_str());
+  std::printf("the driver's retain, released afterwards: %s\n", wb::errorName(cuDevicePrimaryCtxRelease(dev)).c_str());
+  return wb::kExitOk;
+}
+//! [reset]
+
+int main(int argc, char** argv) {
+  try {
+    if (argc == 3 && std::string(argv[1]) == "--child" && std::string(argv[2]) == "reset") return deviceReset();
+    CU_CHECK(cuInit(0));  // first, so a machine without a driver hears why from the driver
+    CUdevice dev = 0;
+    CU_CHECK(cuDeviceGet(&dev, 0));
+    wb::step(1, "The runtime's context is the primary context");
+    runtimeUsesPrimary(dev);
+    wb::step(2, "A context the driver made current");
+    runtimeUsesCurrent(dev);
+    wb::step(3, "Pointers cross");
+    pointersCross();
+    wb::step(4, "A new thread");
+    newThread();
+    wb::step(5, "Kernels both ways");
+    kernelsBothWays();
+    entryPointFromRuntime();
+    wb::step(6, "Libraries push and pop");
+    libraryManners(dev);
+    wb::step(7, "cudaDeviceReset under a driver retain");
+    const wb::ProcessEnd child = wb::runProcess({wb::selfPath(), "--child", "reset"}, {}, 60);
+    std::printf("%s(the child process %s)\n", child.output.c_str(),
+                child.code == 0 ? "exited cleanly" : "FAILED");
+    return child.code == 0 ? wb::kExitOk : wb::kExitDriverError;
+  } catch (const wb::DriverError& e) {
+    return wb::reportFatal(e);
+  } catch (const RuntimeError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\nThe CUDA runtime call above failed; its name and description say why.\n", e.what());
+    return wb::kExitDriverError;
+  }
+}
