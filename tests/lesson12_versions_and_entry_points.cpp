@@ -78,10 +78,16 @@ TEST_SUITE("entry-points") {
     CHECK(reinterpret_cast<PFN_cuMemAlloc_v3020>(alloc.pfn)(&p, 4096) == CUDA_SUCCESS);
     CHECK(cuMemFree(p) == CUDA_SUCCESS);
 
-    const Lookup create = lookUp("cuCtxCreate", 12000);  // the 12.0 signature: three arguments
-    REQUIRE(create.pfn != nullptr);
+    // The version picks the signature: three arguments before 11.4, execution affinity from 11.4.
+    const Lookup create3 = lookUp("cuCtxCreate", 11000);
+    REQUIRE(create3.pfn != nullptr);
     CUcontext ctx = nullptr;
-    CHECK(reinterpret_cast<PFN_cuCtxCreate_v3020>(create.pfn)(&ctx, 0, wbt::device(0)) == CUDA_SUCCESS);
+    CHECK(reinterpret_cast<PFN_cuCtxCreate_v3020>(create3.pfn)(&ctx, 0, wbt::device(0)) == CUDA_SUCCESS);
+    CHECK(wbt::current() == ctx);
+    CHECK(cuCtxDestroy(ctx) == CUDA_SUCCESS);
+    const Lookup create5 = lookUp("cuCtxCreate", 12000);
+    REQUIRE(create5.pfn != nullptr);
+    CHECK(reinterpret_cast<PFN_cuCtxCreate_v11040>(create5.pfn)(&ctx, nullptr, 0, 0, wbt::device(0)) == CUDA_SUCCESS);
     CHECK(wbt::current() == ctx);
     CHECK(cuCtxDestroy(ctx) == CUDA_SUCCESS);
   }

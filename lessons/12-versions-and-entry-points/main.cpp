@@ -124,10 +124,18 @@ void entryPoints(CUdevice dev) {
     std::printf("    called: %s\n", wb::errorName(alloc(&p, 4096)).c_str());
     CU_CHECK(cuMemFree(p));
   }
-  // The CUDA 12.0 signature of cuCtxCreate (three arguments), from a program built with any toolkit.
-  if (auto create = reinterpret_cast<PFN_cuCtxCreate_v3020>(lookUp("cuCtxCreate", 12000))) {
+  // The version asked for picks the signature: up to 11.3 cuCtxCreate took three arguments
+  // (cuCtxCreate_v2, PFN_cuCtxCreate_v3020); from 11.4 the lookup returns cuCtxCreate_v3, which
+  // takes execution-affinity parameters first (PFN_cuCtxCreate_v11040).
+  if (auto create = reinterpret_cast<PFN_cuCtxCreate_v3020>(lookUp("cuCtxCreate", 11000))) {
     CUcontext ctx = nullptr;
-    std::printf("    called with the 12.0 signature: %s\n", wb::errorName(create(&ctx, 0, dev)).c_str());
+    std::printf("    called with three arguments: %s\n", wb::errorName(create(&ctx, 0, dev)).c_str());
+    CU_CHECK(cuCtxDestroy(ctx));
+  }
+  if (auto create = reinterpret_cast<PFN_cuCtxCreate_v11040>(lookUp("cuCtxCreate", 12000))) {
+    CUcontext ctx = nullptr;
+    std::printf("    called with five (no affinity parameters): %s\n",
+                wb::errorName(create(&ctx, nullptr, 0, 0, dev)).c_str());
     CU_CHECK(cuCtxDestroy(ctx));
   }
   lookUp("cuLibraryLoadData", 11080);  // added in 12.0: not in 11.8's set
