@@ -3,6 +3,7 @@
 # course run and the site's navigation.
 #
 # add_lesson(<NN-name> TITLE <one line> PROVES <one line: what its assertions establish>
+#            [SHORT <name>]                 the page's short title (default: the folder's name)
 #            [NEEDS <NN>...]                earlier lessons a reader needs first (the page says so)
 #            [RUNTIME_SOURCES <file.cu>...]  CUDA sources compiled into the program and its tests by
 #                                           nvcc; the lesson then links the CUDA runtime as well
@@ -51,7 +52,7 @@ function(_workbook_gpu_test name labels)
 endfunction()
 
 function(add_lesson folder)
-  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY" "TITLE;PROVES" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;NEEDS;RUNTIME_SOURCES;SANITIZE_EXCLUDE")
+  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY" "TITLE;PROVES;SHORT" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;NEEDS;RUNTIME_SOURCES;SANITIZE_EXCLUDE")
   if(NOT folder MATCHES "^([0-9][0-9])-([a-z0-9-]+)$")
     message(FATAL_ERROR "add_lesson(${folder}): a lesson folder is NN-name, e.g. 05-memory")
   endif()
@@ -147,6 +148,7 @@ function(add_lesson folder)
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_LESSONS "${folder}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TITLE "${L_TITLE}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_PROVES "${L_PROVES}")
+  set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_SHORT "${L_SHORT}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_PROGRAM "${program}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_ARGS "${L_RUN_ARGS}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TESTS "${tests}")

@@ -3,7 +3,8 @@
 //   generate-pages <repo> <out dir> <images dir> <manifest.tsv>
 //
 // The manifest has one lesson a line: folder, title, what its assertions prove, the lessons it
-// needs (comma-separated numbers), whether it has multi-device suites, its program's name.
+// needs (comma-separated numbers), whether it has multi-device suites, its program's name, and
+// its short title (empty: made from the folder's name).
 //
 // For each lesson, lessons/NN-name/lesson.md becomes lessonNN.md:
 //   - the title line becomes "Lesson NN · <Name>" (short, for the sidebar), with the manifest's
@@ -110,10 +111,11 @@ std::string slugOf(const std::string& text, size_t limit = 60) {
 std::string codeSpans(const std::string& text) { return std::regex_replace(text, std::regex("(__[a-z]+__)"), "`$1`"); }
 
 struct Lesson {
-  std::string folder, nn, slug, title, proves, program;
+  std::string folder, nn, slug, title, proves, program, shortName;
   std::vector<std::string> needs;
   bool multi = false;
-  std::string name() const {  // "context-stack" -> "Context stack"
+  std::string name() const {  // the manifest's SHORT, else "context-stack" -> "Context stack"
+    if (!shortName.empty()) return shortName;
     std::string n = replaceAll(slug, "-", " ");
     n[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(n[0])));
     return n;
@@ -651,6 +653,7 @@ int main(int argc, char** argv) {
       if (!n.empty()) l.needs.push_back(n.size() == 1 ? "0" + n : n);
     l.multi = f[4] == "1";
     l.program = f[5];
+    if (f.size() > 6) l.shortName = f[6];
     all.push_back(l);
   }
   if (all.empty()) {

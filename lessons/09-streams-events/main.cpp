@@ -198,7 +198,7 @@ void reportOverlap(const Overlap& o) {
   const float sum = o.copyMs + o.kernelMs, ideal = std::max(o.copyMs, o.kernelMs);
   std::printf("copy alone %.2f ms, kernel alone %.2f ms: in sequence %.2f ms, perfectly overlapped %.2f ms\n",
               o.copyMs, o.kernelMs, sum, ideal);
-  std::printf("both at once, in two streams: %.2f ms, %.2f of the ideal (the larger part alone over the whole)\n",
+  std::printf("both at once, in two streams: %.2f ms, %.3f of the ideal (the larger part alone over the whole)\n",
               o.bothMs, ideal / o.bothMs);
 }
 

@@ -109,7 +109,7 @@ void* lookUp(const char* symbol, int cudaVersion) {
   CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
   const CUresult rc = cuGetProcAddress(symbol, &pfn, cudaVersion, CU_GET_PROC_ADDRESS_DEFAULT, &status);
   std::printf("  cuGetProcAddress(\"%s\", %d): %s, %s, %s\n", symbol, cudaVersion, wb::errorName(rc).c_str(),
-              statusName(status), pfn ? "a function pointer" : "no pointer");
+              rc == CUDA_SUCCESS ? statusName(status) : "no status", pfn ? "a function pointer" : "no pointer");
   return rc == CUDA_SUCCESS ? pfn : nullptr;
 }
 
