@@ -4,8 +4,11 @@
 #   compute-sanitizer --leak-check full --report-api-errors no
 # and fails unless each reports 0 errors and 0 bytes leaked. API errors are not reported because
 # the lessons provoke them on purpose (cuInit(1), popping an empty stack, ...); memory errors,
-# and leaks still are. Left out: the suites in WORKBOOK_SANITIZE_EXCLUDED_SUITES
-# (cmake/WorkbookLessons.cmake says why each), and on a machine with one device the multi-device suites.
+# and leaks still are. Left out: the suites in WORKBOOK_SANITIZE_EXCLUDED_SUITES and a lesson's own
+# SANITIZE_EXCLUDE list (cmake/WorkbookLessons.cmake and lessons/CMakeLists.txt say why each), and
+# on a machine with one device the multi-device suites. Lessons marked SANITIZE_PARENT_ONLY (10, 11,
+# 12) run with --target-processes application-only: their child processes fault, reset the device
+# or measure the JIT on purpose, and are not checked.
 cmake_minimum_required(VERSION 3.25)
 find_program(SANITIZER compute-sanitizer HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin)
 if(NOT SANITIZER)
