@@ -6,6 +6,7 @@
 #pragma once
 
 #include "process.hpp"
+#include "scratch.hpp"
 #include "support.hpp"
 
 #include <filesystem>
@@ -13,26 +14,6 @@
 #include <iterator>
 
 namespace wbt {
-
-// A folder under /tmp, removed with everything in it at scope exit.
-class ScratchDir {
- public:
-  ScratchDir() {
-    char templ[] = "/tmp/workbook-images-XXXXXX";
-    REQUIRE(mkdtemp(templ) != nullptr);
-    path_ = templ;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Copies every image of the build's kernel folder into dir, keeping the first bytes of each that
 // keep(size) says.
@@ -63,7 +44,7 @@ inline void checkProgramRefusesDamagedImages(const std::string& program) {
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
-    ScratchDir dir;
+    wb::ScratchDir dir;
     if (c.keep) copyImagesCut(dir.path(), c.keep);
     const wb::ProcessEnd end = wb::runProcess({program}, {"CUDA_WORKBOOK_KERNEL_DIR=" + dir.path()}, kLimitSeconds);
     CAPTURE(end.output);

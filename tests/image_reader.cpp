@@ -6,6 +6,7 @@
 
 #include "image_reader.hpp"
 #include "images.hpp"
+#include "scratch.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,28 +30,12 @@ std::vector<char> readFile(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// A scratch folder for crafted files, removed at scope exit.
-class Scratch {
- public:
-  Scratch() {
-    char templ[] = "/tmp/workbook-reader-XXXXXX";
-    REQUIRE(mkdtemp(templ) != nullptr);
-    dir_ = templ;
-  }
-  ~Scratch() {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  std::string write(const std::string& name, const std::vector<char>& bytes) const {
-    const std::string path = dir_ + "/" + name;
-    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return path;
-  }
-  const std::string& dir() const { return dir_; }
-
- private:
-  std::string dir_;
-};
+// Writes a crafted file into the scratch folder and returns its path.
+std::string write(const wb::ScratchDir& dir, const std::string& name, const std::vector<char>& bytes) {
+  const std::string path = dir.path() + "/" + name;
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
 
 std::vector<char> head(const std::vector<char>& bytes, size_t n) { return {bytes.begin(), bytes.begin() + n}; }
 
@@ -90,7 +75,7 @@ TEST_SUITE("image-reader") {
   }
 
   TEST_CASE("each kind of damage is rejected with its own reason") {
-    const Scratch s;
+    const wb::ScratchDir s;
     const auto fatbin = readFile(wb::kernelImage("vector_ops.fatbin"));
     const auto cubin = readFile(wb::kernelImage("vector_ops.sm_" + std::to_string(wb::builtArchitectures()[0]) + ".cubin"));
     const auto ptx = readFile(wb::kernelImage("vector_ops.ptx"));
@@ -106,7 +91,7 @@ TEST_SUITE("image-reader") {
     const size_t at = ptxText.find(".version");
     REQUIRE(at != std::string::npos);
     noVersion[at + 1] = 'V';  // ".Version" is no directive
-    std::filesystem::create_directory(s.dir() + "/a-folder.fatbin");
+    std::filesystem::create_directory(s.path() + "/a-folder.fatbin");
     std::vector<char> elfThenRandom = randomBytes(cubin.size());
     std::memcpy(elfThenRandom.data(), "\x7f" "ELF\x07", 5);  // EI_CLASS 7: neither 32- nor 64-bit
 
@@ -114,28 +99,28 @@ TEST_SUITE("image-reader") {
       std::string what, path, reason;  // reason: how the problem must start
     };
     const std::vector<Crafted> crafted = {
-        {"an empty file", s.write("empty.fatbin", {}), "empty (0 bytes)"},
-        {"300 bytes of a real fatbin", s.write("cut300.fatbin", head(fatbin, 300)),
+        {"an empty file", write(s, "empty.fatbin", {}), "empty (0 bytes)"},
+        {"300 bytes of a real fatbin", write(s, "cut300.fatbin", head(fatbin, 300)),
          "cut short: header says " + full + " bytes, file has 300"},
-        {"half of a real fatbin", s.write("half.fatbin", head(fatbin, fatbin.size() / 2)),
+        {"half of a real fatbin", write(s, "half.fatbin", head(fatbin, fatbin.size() / 2)),
          "cut short: header says " + full + " bytes, file has " + std::to_string(fatbin.size() / 2)},
-        {"a fatbin header alone", s.write("header.fatbin", head(fatbin, 10)), "cut short: a fatbin header is 16 bytes"},
-        {"a header claiming 1 TiB", s.write("huge.fatbin", huge),
+        {"a fatbin header alone", write(s, "header.fatbin", head(fatbin, 10)), "cut short: a fatbin header is 16 bytes"},
+        {"a header claiming 1 TiB", write(s, "huge.fatbin", huge),
          "cut short: header says " + std::to_string(tib + 16) + " bytes, file has " + full},
-        {"a fatbin with bytes after its end", s.write("longer.fatbin", longer), "longer than its header says"},
-        {"random bytes named .fatbin", s.write("random.fatbin", randomBytes(fatbin.size())), "not a fatbin: magic is"},
-        {"zeros of the right size", s.write("zeros.fatbin", std::vector<char>(fatbin.size(), '\0')),
+        {"a fatbin with bytes after its end", write(s, "longer.fatbin", longer), "longer than its header says"},
+        {"random bytes named .fatbin", write(s, "random.fatbin", randomBytes(fatbin.size())), "not a fatbin: magic is"},
+        {"zeros of the right size", write(s, "zeros.fatbin", std::vector<char>(fatbin.size(), '\0')),
          "not a fatbin: magic is 0x00000000"},
-        {"a cubin cut to 300 bytes", s.write("cut300.cubin", head(cubin, 300)),
+        {"a cubin cut to 300 bytes", write(s, "cut300.cubin", head(cubin, 300)),
          "cut short: the section header table ends at byte"},
-        {"a cubin cut to its ELF magic", s.write("magic.cubin", head(cubin, 40)), "cut short: an ELF header is 64 bytes"},
-        {"random bytes after an ELF magic", s.write("random.cubin", elfThenRandom), "not a 64-bit ELF"},
-        {"zeros named .cubin", s.write("zeros.cubin", std::vector<char>(cubin.size(), '\0')), "not a cubin"},
-        {"PTX cut in half", s.write("half.ptx", head(ptx, ptx.size() / 2)), "cut short: the last line"},
-        {"binary bytes named .ptx", s.write("random.ptx", randomBytes(500)), "not PTX text"},
-        {"text with no .version", s.write("noversion.ptx", noVersion), "not PTX: no .version directive"},
-        {"a directory", s.dir() + "/a-folder.fatbin", "a directory, not an image file"},
-        {"a missing file", s.dir() + "/missing.fatbin", "no such file"},
+        {"a cubin cut to its ELF magic", write(s, "magic.cubin", head(cubin, 40)), "cut short: an ELF header is 64 bytes"},
+        {"random bytes after an ELF magic", write(s, "random.cubin", elfThenRandom), "not a 64-bit ELF"},
+        {"zeros named .cubin", write(s, "zeros.cubin", std::vector<char>(cubin.size(), '\0')), "not a cubin"},
+        {"PTX cut in half", write(s, "half.ptx", head(ptx, ptx.size() / 2)), "cut short: the last line"},
+        {"binary bytes named .ptx", write(s, "random.ptx", randomBytes(500)), "not PTX text"},
+        {"text with no .version", write(s, "noversion.ptx", noVersion), "not PTX: no .version directive"},
+        {"a directory", s.path() + "/a-folder.fatbin", "a directory, not an image file"},
+        {"a missing file", s.path() + "/missing.fatbin", "no such file"},
     };
     std::set<std::string> reasons;
     for (const auto& c : crafted) {
@@ -153,9 +138,9 @@ TEST_SUITE("image-reader") {
   }
 
   TEST_CASE("the error names the file, the folder, where the folder came from and what to do") {
-    const Scratch s;
-    s.write("vector_ops.fatbin", head(readFile(wb::kernelImage("vector_ops.fatbin")), 300));
-    REQUIRE(setenv("CUDA_WORKBOOK_KERNEL_DIR", s.dir().c_str(), 1) == 0);
+    const wb::ScratchDir s;
+    write(s, "vector_ops.fatbin", head(readFile(wb::kernelImage("vector_ops.fatbin")), 300));
+    REQUIRE(setenv("CUDA_WORKBOOK_KERNEL_DIR", s.path().c_str(), 1) == 0);
     for (const char* file : {"vector_ops.fatbin", "counters.fatbin"}) {
       CAPTURE(file);
       try {
@@ -164,8 +149,8 @@ TEST_SUITE("image-reader") {
       } catch (const wb::ImageError& e) {
         const std::string message = e.what();
         CAPTURE(message);
-        CHECK(e.path() == s.dir() + "/" + file);
-        CHECK(message.find(s.dir() + "/" + file + ": " + e.problem()) == 0);
+        CHECK(e.path() == s.path() + "/" + file);
+        CHECK(message.find(s.path() + "/" + file + ": " + e.problem()) == 0);
         CHECK(message.find("comes from CUDA_WORKBOOK_KERNEL_DIR") != std::string::npos);
         CHECK(message.find("unset CUDA_WORKBOOK_KERNEL_DIR") != std::string::npos);
       }

@@ -5,12 +5,12 @@
 // when it is not disabled. Broken images are derived from the built ones at run time.
 #include "damaged_images.hpp"
 #include "process.hpp"
+#include "scratch.hpp"
 #include "support.hpp"
 
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
 
-#include <filesystem>
 #include <regex>
 
 namespace {
@@ -36,14 +36,6 @@ Lookup lookUp(const char* symbol, int version) {
 unsigned ownArch(CUdevice dev) {
   return 10 * wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) +
          wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-}
-
-size_t filesIn(const std::string& dir) {
-  size_t n = 0;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != decltype(it)(); it.increment(ec))
-    n += it->is_regular_file();
-  return n;
 }
 
 }  // namespace
@@ -168,18 +160,18 @@ TEST_SUITE("images") {
 
 TEST_SUITE("jit-cache") {
   TEST_CASE("the JIT cache fills the CUDA_CACHE_PATH folder, and CUDA_CACHE_DISABLE=1 leaves it empty") {
-    wbt::ScratchDir dir;
+    wb::ScratchDir dir;
     const std::string cached = dir.path() + "/cached", disabled = dir.path() + "/disabled";
     const wb::ProcessEnd first =
         wb::runProcess({WORKBOOK_LESSON_PROGRAM, "--jit-child"}, {"CUDA_CACHE_PATH=" + cached}, 60);
     INFO(first.output);
     CHECK(first.code == 0);
-    CHECK(filesIn(cached) > 0);
+    CHECK(wb::regularFilesUnder(cached) > 0);
     const wb::ProcessEnd off = wb::runProcess({WORKBOOK_LESSON_PROGRAM, "--jit-child"},
                                               {"CUDA_CACHE_PATH=" + disabled, "CUDA_CACHE_DISABLE=1"}, 60);
     INFO(off.output);
     CHECK(off.code == 0);
-    CHECK(filesIn(disabled) == 0);
+    CHECK(wb::regularFilesUnder(disabled) == 0);
   }
 }
 

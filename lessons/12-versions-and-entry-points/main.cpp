@@ -15,6 +15,7 @@
 //       cuLibraryGetKernel, cuKernelGetFunction, cuModuleGetFunction, cuLaunchKernel
 // Run:  ctest -R lesson12   (or build/lessons/lesson12-versions-and-entry-points)
 #include "process.hpp"
+#include "scratch.hpp"
 #include "vector_ops.hpp"
 #include "workbook.hpp"
 
@@ -24,11 +25,12 @@
 
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <regex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -257,23 +259,17 @@ int jitChild() {
 }
 //! [jit-child]
 
-size_t filesIn(const std::string& dir) {
-  size_t n = 0;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != decltype(it)(); it.increment(ec))
-    n += it->is_regular_file();
-  return n;
-}
-
 //! [jit-cache]
 // Three fresh processes: an empty cache folder, the same folder again, and the cache disabled.
 void jitCache() {
-  char templ[] = "/tmp/workbook-jit-XXXXXX";
-  if (!mkdtemp(templ)) {
-    std::printf("(no scratch folder in /tmp: skipped)\n");
+  std::optional<wb::ScratchDir> dir;  // removed with both cache folders at the end
+  try {
+    dir.emplace();
+  } catch (const std::runtime_error& e) {
+    std::printf("(%s: skipped)\n", e.what());
     return;
   }
-  const std::string dir = templ, cache = dir + "/cache", unused = dir + "/disabled";
+  const std::string cache = dir->path() + "/cache", unused = dir->path() + "/disabled";
   const std::pair<const char*, std::vector<std::string>> runs[] = {
       {"first load, empty cache", {"CUDA_CACHE_PATH=" + cache}},
       {"second load, same cache", {"CUDA_CACHE_PATH=" + cache}},
@@ -284,9 +280,8 @@ void jitCache() {
     double ms = -1;
     std::sscanf(end.output.c_str(), "jit %lf", &ms);
     std::printf("  %-26s %8.3f ms to a usable kernel; files in its cache folder: %zu\n", what, ms,
-                filesIn(env[0].substr(std::strlen("CUDA_CACHE_PATH="))));
+                wb::regularFilesUnder(env[0].substr(std::strlen("CUDA_CACHE_PATH="))));
   }
-  std::filesystem::remove_all(dir);
 }
 //! [jit-cache]
 
