@@ -533,7 +533,8 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
 
   // The facts every lesson opens with, after its introduction: one box of plain HTML (Doxygen
   // would split a markdown <div> at every paragraph).
-  const size_t minutes = std::max<size_t>(1, static_cast<size_t>(std::ceil(words(text) / 200.0 + codeLines / 40.0)));
+  const size_t proseWords = words(text);
+  const size_t minutes = std::max<size_t>(1, static_cast<size_t>(std::ceil(proseWords / 200.0 + codeLines / 40.0)));
   std::string facts = "\\htmlonly\n<div class=\"lesson-facts\">\n<p class=\"lesson-title\">" + inlineHtml(l.title, all) +
                       "</p>\n<p><b>You will learn</b></p>\n" + blockHtml(learn, all);
   facts += "<p><b>You need</b> ";
@@ -547,7 +548,7 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   facts += "To run it, a CUDA device of compute capability 7.5 or newer";
   facts += l.multi ? " (two for its multi-device suite; with one, that suite reports itself skipped).</p>\n" : ".</p>\n";
   facts += "<p><b>Time</b> about " + std::to_string(minutes) + " minute" + (minutes == 1 ? "" : "s") + " to read (" +
-           std::to_string(words(text)) + " words and " + std::to_string(codeLines) + " lines of quoted code).</p>\n";
+           std::to_string(proseWords) + " words and " + std::to_string(codeLines) + " lines of quoted code).</p>\n";
   facts += "<p><b>Run it</b> " + inlineHtml("`ctest --test-dir build -R lesson" + l.nn + " -V`, or `build/lessons/" + l.program + "`.", all);
   if (rec.exists)
     facts += " The output on this page was " + html(rec.header) + " (" +

@@ -202,35 +202,6 @@ void reportOverlap(const Overlap& o) {
               o.bothMs, ideal / o.bothMs);
 }
 
-//! [wait-event]
-// Stream B waits for an event recorded in A behind the gate. Stream C, independent of both, runs
-// a stamp to completion while the gate is closed; B's stamp must not have run by then.
-void waitEvent(const Kernels& k, wb::PinnedWords& stamps) {
-  CUstream a = nullptr, b = nullptr, c = nullptr;
-  for (CUstream* s : {&a, &b, &c}) CU_CHECK(cuStreamCreate(s, CU_STREAM_NON_BLOCKING));
-  CUevent afterGate = nullptr;
-  CU_CHECK(cuEventCreate(&afterGate, CU_EVENT_DISABLE_TIMING));
-  CUdeviceptr counter = stamps.device(0), slotB = stamps.device(1), slotC = stamps.device(2);
-  void* argsB[] = {&counter, &slotB};
-  void* argsC[] = {&counter, &slotC};
-  {
-    wb::Gate gate(k.gate, a);
-    CU_CHECK(cuEventRecord(afterGate, a));
-    CU_CHECK(cuStreamWaitEvent(b, afterGate, 0));
-    CU_CHECK(cuLaunchKernel(k.stamp, 1, 1, 1, 1, 1, 1, 0, b, argsB, nullptr));
-    CU_CHECK(cuLaunchKernel(k.stamp, 1, 1, 1, 1, 1, 1, 0, c, argsC, nullptr));
-    CU_CHECK(cuStreamSynchronize(c));
-    std::printf("gate closed: C's stamp ran (order %u); B, waiting on A's event, ran: %s (cuStreamQuery %s)\n",
-                stamps.read(2), stamps.read(1) ? "yes" : "no", status(cuStreamQuery(b)));
-    gate.open();
-    CU_CHECK(cuStreamSynchronize(b));
-    std::printf("gate opened: B's stamp ran (order %u)\n", stamps.read(1));
-  }
-  CU_CHECK(cuEventDestroy(afterGate));
-  for (CUstream s : {a, b, c}) CU_CHECK(cuStreamDestroy(s));
-}
-//! [wait-event]
-
 // One stamp into a slot, in a stream, followed by an event; returns the event.
 CUevent stampIn(const Kernels& k, wb::PinnedWords& stamps, size_t slot, CUstream s) {
   CUdeviceptr counter = stamps.device(0), where = stamps.device(slot);
@@ -241,6 +212,34 @@ CUevent stampIn(const Kernels& k, wb::PinnedWords& stamps, size_t slot, CUstream
   CU_CHECK(cuEventRecord(done, s));
   return done;
 }
+
+//! [wait-event]
+// Stream B waits for an event recorded in A behind the gate. Stream C, independent of both, runs
+// a stamp to completion while the gate is closed; B's stamp must not have run by then.
+void waitEvent(const Kernels& k, wb::PinnedWords& stamps) {
+  CUstream a = nullptr, b = nullptr, c = nullptr;
+  for (CUstream* s : {&a, &b, &c}) CU_CHECK(cuStreamCreate(s, CU_STREAM_NON_BLOCKING));
+  CUevent afterGate = nullptr;
+  CU_CHECK(cuEventCreate(&afterGate, CU_EVENT_DISABLE_TIMING));
+  {
+    wb::Gate gate(k.gate, a);
+    CU_CHECK(cuEventRecord(afterGate, a));
+    CU_CHECK(cuStreamWaitEvent(b, afterGate, 0));
+    const CUevent stampedB = stampIn(k, stamps, 1, b);
+    const CUevent stampedC = stampIn(k, stamps, 2, c);
+    CU_CHECK(cuEventSynchronize(stampedC));
+    std::printf("gate closed: C's stamp ran (order %u); B, waiting on A's event, ran: %s (cuStreamQuery %s)\n",
+                stamps.read(2), stamps.read(1) ? "yes" : "no", status(cuStreamQuery(b)));
+    gate.open();
+    CU_CHECK(cuEventSynchronize(stampedB));
+    std::printf("gate opened: B's stamp ran (order %u)\n", stamps.read(1));
+    CU_CHECK(cuEventDestroy(stampedB));
+    CU_CHECK(cuEventDestroy(stampedC));
+  }
+  CU_CHECK(cuEventDestroy(afterGate));
+  for (CUstream s : {a, b, c}) CU_CHECK(cuStreamDestroy(s));
+}
+//! [wait-event]
 
 //! [legacy]
 // Work on the legacy default stream (the NULL stream) waits for every blocking stream, and a

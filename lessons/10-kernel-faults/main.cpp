@@ -310,6 +310,8 @@ int main(int argc, char** argv) {
   try {
     if (!args.empty() && args[0] == "--child") return childMain({args.begin() + 1, args.end()});
     CU_CHECK(cuInit(0));  // the parent checks for a driver first, so a machine without one hears why
+    // and for its image: a damaged one stops it here, not once in every child it would start.
+    wb::verifiedImagePath("faults.fatbin");
     if (!args.empty() && args[0] == "--supervise") return supervise() ? wb::kExitOk : wb::kExitDriverError;
     if (!args.empty()) return childMain(args);
 
