@@ -622,10 +622,10 @@ void apiPage(const fs::path& repo, const fs::path& out, const std::vector<Lesson
     md += "| \\anchor api_" + call + " `" + call + "` | " + (lessonsCell.empty() ? "tests only" : lessonsCell) + " | " +
           (quotedCell.empty() ? "-" : quotedCell) + " | " + (testsCell.empty() ? "-" : testsCell) + " | [reference](" +
           referenceFor(call) + ") |\n";
-    std::string names;
-    for (const auto& [anchor, name] : u.tests) names += name + ". ";
-    searchEntries.push_back({call, "api.html#api_" + call, call, "Driver API call used in lessons " +
-                             [&] { std::string s; for (const auto& x : u.lessons) s += x + " "; return s; }() + names});
+    std::string described = "Driver API call used in lessons ";
+    for (const auto& nn : u.lessons) described += nn + " ";
+    for (const auto& [anchor, name] : u.tests) described += name + ". ";
+    searchEntries.push_back({call, "api.html#api_" + call, call, described});
   }
   md += "\n" + std::to_string(count) + " calls. The numbers under Assertions link to the test cases, in the order of "
         "the lessons' test files; each lesson's page lists them by name.\n";

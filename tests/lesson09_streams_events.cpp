@@ -303,7 +303,8 @@ TEST_SUITE("priorities") {
     int least = 0, greatest = 0;
     REQUIRE(cuCtxGetStreamPriorityRange(&least, &greatest) == CUDA_SUCCESS);
     CHECK(greatest <= least);
-    for (auto [asked, expected] : {std::pair{greatest, greatest}, {least, least}, {greatest - 10, greatest}, {least + 10, least}}) {
+    for (const auto& askedExpected : {std::pair{greatest, greatest}, {least, least}, {greatest - 10, greatest}, {least + 10, least}}) {
+      const int asked = askedExpected.first, expected = askedExpected.second;  // C++17: a lambda (CAPTURE) cannot capture a structured binding
       CAPTURE(asked);
       CUstream s = nullptr;
       REQUIRE(cuStreamCreateWithPriority(&s, CU_STREAM_NON_BLOCKING, asked) == CUDA_SUCCESS);
