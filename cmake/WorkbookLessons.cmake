@@ -15,13 +15,19 @@
 #            [EMBED <image file> <symbol>]  an image compiled into the program and its tests
 #            [RUN_ARGS <arg>...]            arguments for the program's run under ctest and the course
 #            [MULTI_DEVICE_SUITES <suite>...]   doctest suites that need two devices
-#            [SERIAL_SUITES <suite>...])        suites (or "run", the program) that measure memory
+#            [SERIAL_SUITES <suite>...]         suites (or "run", the program) that measure memory
 #                                               or time: ctest runs each with the GPU to itself
+#            [SERIAL_EXERCISES <exercise>...])  exercise checks that measure time, likewise
+#
+# A lesson's exercises (lessons/NN-name/exercises.cpp, their checks, solutions and wrong variants)
+# are built and tested by cmake/WorkbookExercises.cmake, which says what it adds.
 #
 # For lesson NN-name it builds lessonNN-name from lessons/NN-name/main.cpp and lessonNN_name_tests
 # from tests/lessonNN_name.cpp, and adds these ctest tests, all named lessonNN.*:
 #   lessonNN.run        the program, through the GPU launcher, from a scratch working directory
 #   lessonNN.<suite>    one per TEST_SUITE("<suite>") in the test file, through the GPU launcher
+#                       (the damaged-images suite as damaged.NN, outside the learner's loop)
+#   environment.NN      the program under the CUDA environment variables (tests/environment_check.cpp)
 #   lessonNN.no-driver  the program under the toolkit's stub driver: it must say so and exit 2
 
 set(WORKBOOK_SKIP_CODE 77)
@@ -52,7 +58,7 @@ function(_workbook_gpu_test name labels)
 endfunction()
 
 function(add_lesson folder)
-  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY" "TITLE;PROVES;SHORT" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;NEEDS;RUNTIME_SOURCES;SANITIZE_EXCLUDE")
+  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY" "TITLE;PROVES;SHORT" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;NEEDS;RUNTIME_SOURCES;SANITIZE_EXCLUDE;SERIAL_EXERCISES")
   if(NOT folder MATCHES "^([0-9][0-9])-([a-z0-9-]+)$")
     message(FATAL_ERROR "add_lesson(${folder}): a lesson folder is NN-name, e.g. 05-memory")
   endif()
@@ -131,9 +137,22 @@ function(add_lesson folder)
     if(suite IN_LIST L_SERIAL_SUITES)
       set(serial SERIAL)
     endif()
-    _workbook_gpu_test(lesson${nn}.${suite} "${labels};gpu" MIN_DEVICES ${min} ${serial}
+    # The damaged-images suite runs the program on broken images: robustness, not the lesson's
+    # claims, so it is damaged.NN, outside the learner's `ctest -R lessonNN` (the test workflow runs it).
+    set(name lesson${nn}.${suite})
+    if(suite STREQUAL "damaged-images")
+      set(name damaged.${nn})
+    endif()
+    _workbook_gpu_test(${name} "${labels};gpu" MIN_DEVICES ${min} ${serial}
       COMMAND $<TARGET_FILE:${tests}> --test-suite=${suite} --no-version)
   endforeach()
+
+  # The program under every CUDA environment variable it may meet (tests/environment_check.cpp):
+  # it stops at once, naming the variable, or it runs and its narration stays true. Not under
+  # lessonNN: a learner's `ctest -R lessonNN` stays fast; the test workflow runs them all.
+  # Serial: the lessons measure free memory and time, which other processes on the GPU would move.
+  _workbook_gpu_test(environment.${nn} "gpu;environment" SERIAL
+    COMMAND $<TARGET_FILE:workbook-environment-check> $<TARGET_FILE:${program}>)
 
   # Every program, on a machine with no driver, must say why it stopped instead of crashing.
   if(WORKBOOK_STUB_DRIVER_DIR)
@@ -145,6 +164,15 @@ function(add_lesson folder)
     set_tests_properties(lesson${nn}.no-driver PROPERTIES LABELS "${labels};cpu")
   endif()
 
+  set(sanitizer_flags "")
+  if(L_SANITIZE_PARENT_ONLY)
+    set(sanitizer_flags "--target-processes,application-only")
+  endif()
+  if(EXISTS "${CMAKE_SOURCE_DIR}/lessons/${folder}/exercises.cpp")
+    _workbook_add_exercises(${folder} ${nn} ${slug_} ${program} SERIAL ${L_SERIAL_EXERCISES}
+      RUNTIME_SOURCES ${L_RUNTIME_SOURCES} KERNELS ${L_KERNELS} EMBED ${L_EMBED} SANITIZER_FLAGS "${sanitizer_flags}")
+  endif()
+
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_LESSONS "${folder}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TITLE "${L_TITLE}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_PROVES "${L_PROVES}")
@@ -154,10 +182,6 @@ function(add_lesson folder)
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TESTS "${tests}")
   string(REPLACE ";" "," multi "${L_MULTI_DEVICE_SUITES}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_MULTI "${multi}")
-  set(sanitizer_flags "")
-  if(L_SANITIZE_PARENT_ONLY)
-    set(sanitizer_flags "--target-processes,application-only")
-  endif()
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_SANITIZER_FLAGS "${sanitizer_flags}")
   set(excluded "${WORKBOOK_SANITIZE_EXCLUDED_SUITES}")
   foreach(suite IN LISTS L_SANITIZE_EXCLUDE)
@@ -197,6 +221,10 @@ function(workbook_finish_course)
     get_property(excluded GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_SANITIZE_EXCLUDED)
     string(APPEND sanitize "${tests}\t${multi}\t${excluded}\t${flags}\t$<TARGET_FILE:${tests}>\t--no-version\n")
   endforeach()
+  get_property(exercise_lines GLOBAL PROPERTY WORKBOOK_EXERCISE_SANITIZE)
+  foreach(line IN LISTS exercise_lines)
+    string(APPEND sanitize "${line}\n")
+  endforeach()
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/course.tsv" CONTENT "${manifest}")
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/sanitize.tsv" CONTENT "${sanitize}")
 
@@ -214,6 +242,12 @@ function(workbook_finish_course)
             -P "${CMAKE_SOURCE_DIR}/cmake/RecordOutputs.cmake"
     WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}" USES_TERMINAL VERBATIM)
 
+  # On a GPU machine: each lesson's ctest time as a learner gets it, and the whole suite's.
+  add_custom_target(time-lessons
+    COMMAND "${CMAKE_COMMAND}" "-DBUILD_DIR=${CMAKE_BINARY_DIR}" "-DLESSONS=${lessons}"
+            -P "${CMAKE_SOURCE_DIR}/cmake/TimeLessons.cmake"
+    USES_TERMINAL VERBATIM)
+
   add_test(NAME course COMMAND workbook-gpu-launcher --course "${CMAKE_BINARY_DIR}/course.tsv"
     WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}")
   set_tests_properties(course PROPERTIES LABELS "course" SKIP_RETURN_CODE ${WORKBOOK_SKIP_CODE} TIMEOUT 1800)
@@ -222,6 +256,8 @@ function(workbook_finish_course)
     COMMAND "${CMAKE_COMMAND}" "-DSOURCE_DIR=${CMAKE_SOURCE_DIR}" "-DLESSONS=${lessons}"
             -P "${CMAKE_SOURCE_DIR}/cmake/LintCourse.cmake")
   set_tests_properties(course.lint PROPERTIES LABELS "cpu;docs")
+
+  _workbook_finish_exercises("${lessons}")
 
   add_test(NAME gpu.probe-once COMMAND workbook-gpu-launcher --write-probe "${WORKBOOK_PROBE_FILE}")
   set_tests_properties(gpu.probe-once PROPERTIES FIXTURES_SETUP gpu-probe LABELS "fixture")

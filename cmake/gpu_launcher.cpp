@@ -12,7 +12,15 @@
 //
 // Probing costs a cuInit (about half a second on an H200), which the test then pays again. So ctest
 // probes once per run (the fixture test gpu.probe-once writes F) and every GPU test reads F.
+//
+// The GPU tests assert what the driver does by default. A CUDA environment variable the user set
+// (CUDA_LAUNCH_BLOCKING=1, say) would change that, so the launcher removes those of
+// common/environment.hpp's table that are not kept for tests before it starts a test, and the
+// probe says which it removes; the suites that study a variable set it themselves. Device
+// visibility and order stay, so the tests use the GPUs the user chose.
 #include <cuda.h>  // types and enum values only: nothing here is linked against libcuda
+
+#include "environment.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -131,7 +139,18 @@ std::string describe(const Probe& p) {
   return out.str();
 }
 
+// The variables of the user's environment that the GPU tests run without, as "NAME=value".
+std::vector<std::string> variablesTestsRemove() {
+  std::vector<std::string> removed;
+  for (const auto& v : wb::cudaEnvironmentVariables())
+    if (!v.keptForTests && !wb::activeValue(v).empty()) removed.push_back(std::string(v.name) + "=" + wb::activeValue(v));
+  return removed;
+}
+
 int runProbe() {
+  for (const auto& v : variablesTestsRemove())
+    std::printf("The GPU tests run without %s from your environment: they assert the documented defaults "
+                "(the environment suites set the variables they study).\n", v.c_str());
   const Probe p = probe();
   switch (p.verdict) {
     case Verdict::Usable:
@@ -280,6 +299,7 @@ int main(int argc, char** argv) {
     std::printf("SKIPPED: needs %d CUDA devices, this machine has %d\n", minDevices, p.devices);
     return kSkip;
   }
+  for (const auto& v : variablesTestsRemove()) unsetenv(v.substr(0, v.find('=')).c_str());
   std::fflush(stdout);
   execv(argv[i], argv + i);
   std::printf("could not start %s: %s\n", argv[i], std::strerror(errno));

@@ -1,6 +1,9 @@
 #include "gate.hpp"
 
 #include "cuda_check.hpp"
+#include "environment.hpp"
+
+#include <string>
 
 #include <utility>
 
@@ -16,6 +19,12 @@ PinnedWords::PinnedWords(std::size_t count) {
 PinnedWords::~PinnedWords() { cuMemFreeHost(const_cast<unsigned*>(words_)); }
 
 Gate::Gate(CUfunction gateKernel, CUstream stream, double deadlineSeconds) {
+  // Under CUDA_LAUNCH_BLOCKING=1 the launch below would wait for the gate, which waits for open():
+  // the stream could never be seen busy, and every gate would run into its deadline.
+  if (const std::string on = activeValue(*findEnvVariable("CUDA_LAUNCH_BLOCKING")); !on.empty())
+    throw EnvironmentError("CUDA_LAUNCH_BLOCKING",
+                           "CUDA_LAUNCH_BLOCKING=" + on + " is set: every launch waits for its kernel, so the gate "
+                           "kernel cannot keep work pending. Unset it (env -u CUDA_LAUNCH_BLOCKING ...)");
   CUdeviceptr gate = words_.device(0), outcome = words_.device(1);
   unsigned long long deadlineNs = static_cast<unsigned long long>(deadlineSeconds * 1e9);
   void* args[] = {&gate, &deadlineNs, &outcome};

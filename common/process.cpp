@@ -1,8 +1,10 @@
 #include "process.hpp"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <stdexcept>
@@ -11,29 +13,40 @@ extern char** environ;
 
 namespace wb {
 
-ProcessEnd runProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv,
+std::vector<std::string> childEnvironment(const std::vector<std::string>& env) {
+  std::vector<std::string> result;
+  for (char** e = environ; *e; ++e) result.emplace_back(*e);
+  for (const std::string& change : env) {
+    const std::string name = change.substr(0, change.find('='));
+    result.erase(std::remove_if(result.begin(), result.end(),
+                                [&](const std::string& e) { return e.compare(0, name.size() + 1, name + "=") == 0; }),
+                 result.end());
+    if (change.find('=') != std::string::npos) result.push_back(change);
+  }
+  return result;
+}
+
+ProcessEnd runProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                       unsigned limitSeconds) {
   // Everything the child needs is built before fork: after it, the child only calls exec.
-  std::vector<std::string> argText(argv), envText;
-  for (char** e = environ; *e; ++e) envText.emplace_back(*e);
-  envText.insert(envText.end(), extraEnv.begin(), extraEnv.end());
-  std::vector<char*> args, env;
+  std::vector<std::string> argText(argv), envText = childEnvironment(env);
+  std::vector<char*> args, envp;
   for (auto& a : argText) args.push_back(a.data());
   args.push_back(nullptr);
-  for (auto& e : envText) env.push_back(e.data());
-  env.push_back(nullptr);
+  for (auto& e : envText) envp.push_back(e.data());
+  envp.push_back(nullptr);
 
+  // Close-on-exec, so a child started by another thread at the same moment does not inherit this
+  // pipe and hold it open (which would delay this reader's end of file until that child ends).
   int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("runProcess: pipe failed");
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("runProcess: pipe failed");
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("runProcess: fork failed");
   if (pid == 0) {
-    dup2(fds[1], 1);
+    dup2(fds[1], 1);  // dup2's copies are not close-on-exec: the program inherits them
     dup2(fds[1], 2);
-    close(fds[0]);
-    close(fds[1]);
     alarm(limitSeconds);
-    execve(args[0], args.data(), env.data());
+    execve(args[0], args.data(), envp.data());
     _exit(127);
   }
   close(fds[1]);

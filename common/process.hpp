@@ -14,11 +14,16 @@ struct ProcessEnd {
   std::string output;  // stdout and stderr, interleaved as written
 };
 
-// Runs argv[0] with argv and the environment of this process plus extraEnv ("NAME=value"),
-// capturing its output. The child arms alarm(limitSeconds) before exec (an alarm survives exec),
-// so a child that hangs is ended by SIGALRM: nothing waits longer than that, and nothing sleeps.
-ProcessEnd runProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv,
+// Runs argv[0] with argv and the environment of this process changed by env: "NAME=value" sets
+// NAME (replacing what this process had), a bare "NAME" removes it. The child arms
+// alarm(limitSeconds) before exec (an alarm survives exec), so a child that hangs is ended by
+// SIGALRM: nothing waits longer than that, and nothing sleeps. Safe to call from several threads
+// at once: each child inherits only its own pipe.
+ProcessEnd runProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                       unsigned limitSeconds);
+
+// The environment this process has, changed as runProcess describes: what a child would get.
+std::vector<std::string> childEnvironment(const std::vector<std::string>& env);
 
 // The path of the running program (/proc/self/exe), to start it again as a child.
 std::string selfPath();

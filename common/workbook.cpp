@@ -7,6 +7,13 @@ namespace wb {
 
 void step(int number, const char* title) { std::printf("\n=== %d. %s\n", number, title); }
 
+Contradiction::Contradiction(const std::string& what, const std::string& instead)
+    : std::runtime_error("this run did not show " + what + ": " + instead) {}
+
+void expect(bool shown, const std::string& what, const std::string& instead) {
+  if (!shown) throw Contradiction(what, instead);
+}
+
 int reportFatal(const DriverError& error) {
   std::fflush(stdout);  // what the lesson printed so far comes before the error, also in a log
   std::fprintf(stderr, "error: %s\n", error.what());
@@ -49,6 +56,36 @@ int reportFatal(const ImageError& error) {
   std::fflush(stdout);
   std::fprintf(stderr, "error: kernel image %s\n", error.what());
   return kExitBadImage;
+}
+
+int reportFatal(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const DriverError& e) {
+    return reportFatal(e);
+  } catch (const ImageError& e) {
+    return reportFatal(e);
+  } catch (const EnvironmentError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitEnvironment;
+  } catch (const Contradiction& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "%s\nThe page explains what NVIDIA documents (or what one driver did, where it says so); this "
+                 "run showed otherwise.\nWhat to do: check the environment notes above, other processes on the "
+                 "GPU and the driver version; the lesson's page says what it expects.\n",
+                 e.what());
+    return kExitContradicted;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitDriverError;
+  } catch (...) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: an exception that is not a std::exception ended the program\n");
+    return kExitDriverError;
+  }
 }
 
 }  // namespace wb

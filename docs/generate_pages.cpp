@@ -25,6 +25,8 @@
 // It fails, naming the file, when a page and the program's output disagree: a step the page has
 // and the output lacks or the other way round, a title that differs, an absolute path of the
 // recording machine in an output, a placeholder it does not know.
+#include "exercise_file.hpp"  // tests/exercises/: the exercises as the learner's file and the checks state them
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -304,6 +306,44 @@ std::set<std::string> callsIn(const std::string& code) {
 }
 
 // The section of NVIDIA's Driver API reference that documents a call, by its prefix.
+// The page's Exercises section, from the learner's file (task, check, where it is taught, the
+// signature) and the check file (the hint), so the page says exactly what the files say.
+std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<std::string>& problems) {
+  const std::string learnerFile = "lessons/" + l.folder + "/exercises.cpp";
+  const std::string checkFile = "tests/exercises/exercise" + l.nn + "_" + replaceAll(l.slug, "-", "_") + ".cpp";
+  if (!fs::exists(repo / learnerFile) || !fs::exists(repo / checkFile)) {
+    problems.push_back(l.folder + ": @EXERCISES@ needs " + learnerFile + " and " + checkFile);
+    return "";
+  }
+  std::vector<std::string> found;
+  const auto tasks = wbx::parseExercises(read(repo / learnerFile), found);
+  std::map<std::string, wbx::CheckText> checks;
+  for (const auto& c : wbx::parseChecks(read(repo / checkFile), found)) checks[c.name] = c;
+  for (const auto& f : found) problems.push_back(l.folder + ": " + f);
+  std::string md =
+      "Each exercise is one function in `" + learnerFile + "`, whose body starts as `wb::notDone();`. Write it "
+      "there (nothing else needs to change), build, and check it on the GPU:\n\n"
+      "    cmake --build build && ctest --test-dir build -R exercise" + l.nn + " --output-on-failure\n\n"
+      "A check that passes says `done`; one not started says `not done` and prints its hint; a wrong answer says "
+      "`FAILED` with the assertion that failed. `cmake --workflow --preset exercises` checks every lesson's and "
+      "ends with the progress table. The reference solutions are in `tests/exercises/" + l.folder +
+      "/solution.cpp`: look only once yours passes.\n\n";
+  for (const auto& t : tasks) {
+    const auto c = checks.find(t.name);
+    md += "### " + std::to_string(t.number) + ". " + t.title + " {#" + l.page() + "_exercise_" + slugOf(t.name) + "}\n\n";
+    md += "    " + t.signature + "\n\n";
+    md += "**Task.** " + t.task + "\n\n";
+    md += "**The check** (`exercise" + l.nn + "." + t.name + "`): " + t.check + "\n\n";
+    md += "**Learn it in:** " + t.learn + "\n\n";
+    if (c != checks.end())
+      md += "\\htmlonly<details class=\"hint\"><summary>Hint</summary>\\endhtmlonly\n\n" + c->second.hint +
+            "\n\n\\htmlonly</details>\\endhtmlonly\n\n";
+    else
+      problems.push_back(l.folder + ": exercise " + t.name + " has no check in " + checkFile);
+  }
+  return md;
+}
+
 std::string referenceFor(const std::string& call) {
   static const std::vector<std::pair<std::string, std::string>> groups = {
       {"cuDevicePrimaryCtx", "PRIMARY__CTX"}, {"cuDriverGetVersion", "VERSION"}, {"cuInit", "INITIALIZE"},
@@ -514,6 +554,8 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
         expanded += inlineSvg(images / (arg + ".svg"), where);
       } else if (kind == "ASSERTIONS") {
         expanded += assertionList(cases, l);
+      } else if (kind == "EXERCISES") {
+        expanded += exercisesSection(repo, l, problems);
       } else {
         problems.push_back(where + ": unknown placeholder " + std::string(p[0]));
       }

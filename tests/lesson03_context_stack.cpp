@@ -2,6 +2,7 @@
 #include "support.hpp"
 
 #include <future>
+#include <optional>
 #include <thread>
 
 namespace {
@@ -15,6 +16,17 @@ class Unpushed : public wbt::OwnedContext {
     REQUIRE(popped == get());
   }
 };
+
+// Two created contexts, off the stack, shared by the cases that only push, pop and set them: each
+// case leaves the stack empty, and a context costs about 0.1 s to create, which a learner running
+// `ctest -R lesson03` again and again should not pay once per case. Made on first use, destroyed at
+// exit, before the driver's own exit handler (registered earlier, at cuInit, so it runs later).
+const Unpushed& shared(int which) {
+  wbt::initDriver();
+  static std::optional<Unpushed> contexts[2];
+  if (!contexts[which]) contexts[which].emplace(wbt::device(0));
+  return *contexts[which];
+}
 
 }  // namespace
 
@@ -33,8 +45,7 @@ TEST_SUITE("stack") {
   }
 
   TEST_CASE("two contexts on one device have different handles and ids, and the same device") {
-    wbt::initDriver();
-    Unpushed a(wbt::device(0)), b(wbt::device(0));
+    const Unpushed &a = shared(0), &b = shared(1);
     CHECK(a.get() != b.get());
     unsigned long long idA = 0, idB = 0;
     CHECK(cuCtxGetId(a.get(), &idA) == CUDA_SUCCESS);
@@ -49,8 +60,8 @@ TEST_SUITE("stack") {
   }
 
   TEST_CASE("push stacks, pop uncovers, cuCtxSetCurrent replaces the top instead of pushing") {
-    wbt::initDriver();
-    Unpushed a(wbt::device(0)), b(wbt::device(0));
+    const Unpushed &a = shared(0), &b = shared(1);
+    REQUIRE(wbt::current() == nullptr);
     CHECK(cuCtxPushCurrent(a.get()) == CUDA_SUCCESS);
     CHECK(cuCtxPushCurrent(b.get()) == CUDA_SUCCESS);  // [A B]
     CHECK(cuCtxSetCurrent(a.get()) == CUDA_SUCCESS);   // [A A]
@@ -73,8 +84,8 @@ TEST_SUITE("stack") {
   }
 
   TEST_CASE("cuCtxSetCurrent(nullptr) on a one-context stack empties it") {
-    wbt::initDriver();
-    Unpushed a(wbt::device(0));
+    const Unpushed& a = shared(0);
+    REQUIRE(wbt::current() == nullptr);
     CHECK(cuCtxSetCurrent(a.get()) == CUDA_SUCCESS);
     CHECK(wbt::current() == a.get());
     CHECK(cuCtxSetCurrent(nullptr) == CUDA_SUCCESS);
@@ -84,8 +95,8 @@ TEST_SUITE("stack") {
 
 TEST_SUITE("threads") {
   TEST_CASE("a new thread starts with an empty stack: contexts are not inherited") {
-    wbt::initDriver();
-    wbt::OwnedContext a(wbt::device(0));
+    const Unpushed& a = shared(0);
+    wbt::Pushed scope(a.get());
     REQUIRE(wbt::current() == a.get());
     CUcontext seen = reinterpret_cast<CUcontext>(0x1);
     CUresult rc = CUDA_ERROR_UNKNOWN;
@@ -95,8 +106,8 @@ TEST_SUITE("threads") {
   }
 
   TEST_CASE("one context is current in two threads at the same time") {
-    wbt::initDriver();
-    wbt::OwnedContext a(wbt::device(0));
+    const Unpushed& a = shared(0);
+    wbt::Pushed scope(a.get());
     std::promise<CUcontext> pushedThere;
     std::promise<void> mainLooked;
     std::thread worker([&] {
@@ -116,8 +127,8 @@ TEST_SUITE("threads") {
   }
 
   TEST_CASE("a context pushed in one thread is not current in another") {
-    wbt::initDriver();
-    Unpushed a(wbt::device(0));
+    const Unpushed& a = shared(0);
+    REQUIRE(wbt::current() == nullptr);
     std::thread([&] {
       cuCtxPushCurrent(a.get());
       CUcontext popped = nullptr;

@@ -202,7 +202,7 @@ TEST_SUITE("cost") {
     const CUdevice dev = wbt::device(0);
     wbt::RetainedPrimary primary(dev);
     wbt::Pushed current(primary.get());
-    constexpr int kN = 4;
+    constexpr int kN = 3;
     const size_t start = wbt::freeMemory();
     for (int i = 0; i < kN; ++i) {
       CUcontext again = nullptr;

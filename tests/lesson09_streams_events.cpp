@@ -195,7 +195,7 @@ TEST_SUITE("overlap") {
     CU_CHECK(cuEventSynchronize(e1.get()));
     const float bothMs = elapsedMs(e0, e1);
     MESSAGE("copy " << copyMs << " ms, kernel " << kernelMs << " ms, both at once " << bothMs << " ms");
-    CHECK(bothMs < copyMs + kernelMs);
+    CHECK(bothMs < copyMs + kernelMs - 0.25f * std::min(copyMs, kernelMs));  // a real overlap, not noise
     CU_CHECK(cuMemFreeHost(host));
   }
 }

@@ -6,6 +6,7 @@
 #include "process.hpp"
 #include "support.hpp"
 
+#include <future>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -33,6 +34,25 @@ ChildRun runLesson(const std::vector<std::string>& args, const std::vector<std::
   return run;
 }
 
+// The children of one suite, started together on its first case and each run once: they are
+// separate processes, so they run side by side, and a learner's `ctest -R lesson10` stays quick.
+// Each is named "<child> [VARIABLE=value...]".
+const ChildRun& together(const std::string& which, std::initializer_list<const char*> suite) {
+  static std::map<std::string, std::shared_future<ChildRun>> runs;
+  if (!runs.count(which))
+    for (const char* name : suite)
+      if (!runs.count(name))
+        runs[name] = std::async(std::launch::async, [name] {
+                       std::istringstream words(name);
+                       std::string child, setting;
+                       words >> child;
+                       std::vector<std::string> env;
+                       while (words >> setting) env.push_back(setting);
+                       return runLesson({child}, env);
+                     }).share();
+  return runs.at(which).get();
+}
+
 int said(const ChildRun& run, const std::string& call) {
   const auto it = run.calls.find(call);
   REQUIRE_MESSAGE(it != run.calls.end(), "the child never reported '" << call << "':\n" << run.end.output);
@@ -51,7 +71,7 @@ void endedNormally(const ChildRun& run) {
 // Named fault-*: the sanitize target checks this binary but not the children, which fault on purpose.
 TEST_SUITE("fault-sticky") {
   TEST_CASE("after an illegal address the launch had returned success and the next, unrelated, copy returns CUDA_ERROR_ILLEGAL_ADDRESS") {
-    const ChildRun run = runLesson({"illegal-address"});
+    const ChildRun& run = together("illegal-address", {"illegal-address"});
     endedNormally(run);
     CHECK(said(run, "cuLaunchKernel(write_to, 0x10)") == CUDA_SUCCESS);
     CHECK(said(run, "cuMemcpyDtoH of an unrelated buffer") == CUDA_ERROR_ILLEGAL_ADDRESS);
@@ -60,7 +80,7 @@ TEST_SUITE("fault-sticky") {
   // The reference (CUDA_ERROR_ILLEGAL_ADDRESS): the process is left in an inconsistent state, any
   // further CUDA work returns the same error, and it must be terminated and relaunched.
   TEST_CASE("after an illegal address every later call fails: allocation, synchronisation, a new context, a reset primary context") {
-    const ChildRun run = runLesson({"illegal-address"});
+    const ChildRun& run = together("illegal-address", {"illegal-address"});
     endedNormally(run);
     CHECK(said(run, "cuMemAlloc") == CUDA_ERROR_ILLEGAL_ADDRESS);
     CHECK(said(run, "cuCtxSynchronize") == CUDA_ERROR_ILLEGAL_ADDRESS);
@@ -74,14 +94,14 @@ TEST_SUITE("fault-sticky") {
 
 TEST_SUITE("fault-kinds") {
   TEST_CASE("a failed device-side assert is CUDA_ERROR_ASSERT, and the context fails from then on") {
-    const ChildRun run = runLesson({"assert"});
+    const ChildRun& run = together("assert", {"assert", "misaligned", "trap"});
     endedNormally(run);
     CHECK(said(run, "cuCtxSynchronize") == CUDA_ERROR_ASSERT);
     CHECK(said(run, "cuMemAlloc afterwards") != CUDA_SUCCESS);
   }
 
   TEST_CASE("a misaligned access is CUDA_ERROR_MISALIGNED_ADDRESS, and the context fails from then on") {
-    const ChildRun run = runLesson({"misaligned"});
+    const ChildRun& run = together("misaligned", {"assert", "misaligned", "trap"});
     endedNormally(run);
     CHECK(said(run, "cuCtxSynchronize") == CUDA_ERROR_MISALIGNED_ADDRESS);
     CHECK(said(run, "cuMemAlloc afterwards") != CUDA_SUCCESS);
@@ -89,7 +109,7 @@ TEST_SUITE("fault-kinds") {
 
   // Which code a trap returns is not documented: only that it fails, and keeps failing.
   TEST_CASE("__trap() fails the kernel, and the context fails from then on") {
-    const ChildRun run = runLesson({"trap"});
+    const ChildRun& run = together("trap", {"assert", "misaligned", "trap"});
     endedNormally(run);
     MESSAGE("observed: " << wb::errorName(static_cast<CUresult>(said(run, "cuCtxSynchronize"))));
     CHECK(said(run, "cuCtxSynchronize") != CUDA_SUCCESS);
@@ -130,7 +150,7 @@ TEST_SUITE("not-sticky") {
 
 TEST_SUITE("fault-finding") {
   TEST_CASE("the checked call that reports the fault names the copy after the launch, not the launch") {
-    const ChildRun run = runLesson({"checked"});
+    const ChildRun& run = together("checked", {"checked", "checked WORKBOOK_SYNC_LAUNCHES=1", "checked CUDA_LAUNCH_BLOCKING=1"});
     INFO(run.end.output);
     CHECK(run.end.code == wb::kExitDriverError);
     CHECK(run.end.output.find("cuMemcpyDtoH(&value, unrelated, sizeof value) failed: CUDA_ERROR_ILLEGAL_ADDRESS") !=
@@ -138,19 +158,18 @@ TEST_SUITE("fault-finding") {
   }
 
   TEST_CASE("with WORKBOOK_SYNC_LAUNCHES=1 wb::launch reports the fault at the launch, naming the kernel") {
-    const ChildRun run = runLesson({"checked"}, {"WORKBOOK_SYNC_LAUNCHES=1"});
+    const ChildRun& run = together("checked WORKBOOK_SYNC_LAUNCHES=1", {"checked", "checked WORKBOOK_SYNC_LAUNCHES=1", "checked CUDA_LAUNCH_BLOCKING=1"});
     INFO(run.end.output);
     CHECK(run.end.code == wb::kExitDriverError);
     CHECK(run.end.output.find("cuLaunchKernel(write_to), then waited for") != std::string::npos);
     CHECK(run.end.output.find("cuMemcpyDtoH") == std::string::npos);
   }
-}
 
-TEST_SUITE("fault-launch-blocking") {
   // CUDA_LAUNCH_BLOCKING=1 makes launches synchronous: the fault cannot be reported later than the
   // launch. Driver 580 reported it at the launch itself.
   TEST_CASE("with CUDA_LAUNCH_BLOCKING=1 the fault is reported by the launch") {
-    const ChildRun run = runLesson({"checked"}, {"CUDA_LAUNCH_BLOCKING=1"});
+    const ChildRun& run = together("checked CUDA_LAUNCH_BLOCKING=1",
+                                   {"checked", "checked WORKBOOK_SYNC_LAUNCHES=1", "checked CUDA_LAUNCH_BLOCKING=1"});
     INFO(run.end.output);
     CHECK(run.end.code == wb::kExitDriverError);
     CHECK(run.end.output.find("cuLaunchKernel(write_to) failed: CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos);

@@ -118,6 +118,7 @@ void askForMissingDevice(int count) {
 
 int main() {
   try {
+    wb::checkEnvironment({});  // no variable changes what this lesson shows (device choice and the driver's log are noted)
     wb::step(1, "The driver's version");
     driverVersion();
     wb::step(2, "Every other call waits for cuInit");
@@ -131,7 +132,7 @@ int main() {
     wb::step(4, "An ordinal that does not exist");
     askForMissingDevice(count);
     return wb::kExitOk;
-  } catch (const wb::DriverError& e) {
-    return wb::reportFatal(e);
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
   }
 }

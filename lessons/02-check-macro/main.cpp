@@ -102,6 +102,7 @@ void unknownCode() {
 
 int main() {
   try {
+    wb::checkEnvironment({});  // no variable changes what this lesson shows (device choice and the driver's log are noted)
     // Lesson 01 showed that this call answered before cuInit on driver 580. Here it also tells a machine without a
     // driver from one with: the stub driver fails it, and the program says so and stops.
     int version = 0;
@@ -116,9 +117,10 @@ int main() {
     popEmptyStack();
     wb::step(4, "A code the driver does not know");
     unknownCode();
-    std::printf("\nEvery later lesson wraps each call in CU_CHECK and catches wb::DriverError once, in main().\n");
+    std::printf("\nEvery later lesson wraps each call in CU_CHECK, and main() ends in one catch that gives each\n"
+                "error its message and exit code (wb::reportFatal; README lists the codes).\n");
     return wb::kExitOk;
-  } catch (const wb::DriverError& e) {
-    return wb::reportFatal(e);
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
   }
 }

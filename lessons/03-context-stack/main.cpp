@@ -110,6 +110,7 @@ void otherThread(CUcontext a) {
   CU_CHECK(cuCtxGetCurrent(&mine));
   std::printf("Meanwhile the main thread's current context stayed %s: A was current in both threads\n",
               nameOf(mine).c_str());
+  wb::expect(mine == a, "the main thread's current context unchanged by the other thread", "it changed");
 }
 //! [threads]
 
@@ -131,6 +132,8 @@ void popFreesNothing(CUcontext a) {
   unsigned readBack = 0;
   CU_CHECK(cuMemcpyDtoH(&readBack, buffer, sizeof readBack));
   std::printf("  pushed A again and read 0x%X back from it: the allocation survived the pop\n", readBack);
+  wb::expect(owner == a && readBack == value, "the allocation owned by A and intact after the pop",
+             "another owner, or another value");
   CU_CHECK(cuMemFree(buffer));
 }
 //! [pop-frees-nothing]
@@ -158,6 +161,8 @@ void contextCost(CUdevice dev) {
               wb::bytes(before).c_str(), wb::bytes(during).c_str(), wb::bytes(after).c_str());
   std::printf("  so an empty context took %s of device memory, and destroying it gave back %s\n",
               wb::bytes(before - during).c_str(), wb::bytes(after - during).c_str());
+  wb::expect(during < before && after > during, "a context taking device memory and its destroy giving it back",
+             "free memory did not fall and rise (another process on this GPU?)");
 }
 //! [cost]
 
@@ -175,6 +180,7 @@ void destroyBoth(CUcontext a, CUcontext b) {
 
 int main() {
   try {
+    wb::checkEnvironment({});  // no variable changes what this lesson shows (device choice and the driver's log are noted)
     CU_CHECK(cuInit(0));
     CUdevice dev = 0;
     CU_CHECK(cuDeviceGet(&dev, 0));
@@ -201,7 +207,7 @@ int main() {
     wb::step(6, "Destroying contexts");
     destroyBoth(a, b);
     return wb::kExitOk;
-  } catch (const wb::DriverError& e) {
-    return wb::reportFatal(e);
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
   }
 }

@@ -47,6 +47,7 @@ CUcontext retain(CUdevice dev) {
   CU_CHECK(cuCtxGetCurrent(&current));
   std::printf("cuDevicePrimaryCtxRetain returned %s; the current context is still %s\n", wb::hex(primary).c_str(),
               current ? wb::hex(current).c_str() : "none");
+  wb::expect(current != primary, "a retain that does not make the primary context current", "it was current");
   printState(dev, "after the first retain:");
   CU_CHECK(cuCtxSetCurrent(primary));
   unsigned flags = 0;
@@ -68,14 +69,15 @@ void retainFromThreads(CUdevice dev, CUcontext primary, int count) {
   const auto same = std::count(handles.begin(), handles.end(), primary);
   std::printf("%d threads retained the primary context at once: %ld of them got %s\n", count,
               static_cast<long>(same), wb::hex(primary).c_str());
+  wb::expect(same == count, "one handle for every thread", std::to_string(same) + " of " + std::to_string(count));
   for (int i = 0; i < count; ++i)
     if (handles[i]) CU_CHECK(cuDevicePrimaryCtxRelease(dev));  // one release per successful retain
 }
 //! [threads]
 
-//! [cost]
 // Retaining an active primary context again is a reference count; every cuCtxCreate builds a
 // whole context. Timed side by side, then the device memory of N contexts against one shared one.
+//! [cost]
 void costs(CUdevice dev, int contexts) {
   wb::Stopwatch retainClock;
   CUcontext again = nullptr;
@@ -105,6 +107,8 @@ void costs(CUdevice dev, int contexts) {
               wb::bytes(start - afterRetains).c_str());
   std::printf("  device memory taken by %d contexts from cuCtxCreate:          %s\n", contexts,
               wb::bytes(start - afterCreates).c_str());
+  wb::expect(afterCreates < afterRetains, "retains costing less memory than created contexts",
+             "they cost as much (another process on this GPU?)");
 }
 //! [cost]
 
@@ -145,6 +149,7 @@ void reset(CUdevice dev) {
 
 int main() {
   try {
+    wb::checkEnvironment({});  // no variable changes what this lesson shows (device choice and the driver's log are noted)
     CU_CHECK(cuInit(0));
     CUdevice dev = 0;
     CU_CHECK(cuDeviceGet(&dev, 0));
@@ -155,13 +160,13 @@ int main() {
     wb::step(3, "One handle for every thread");
     retainFromThreads(dev, primary, 8);
     wb::step(4, "What sharing saves");
-    costs(dev, 4);
+    costs(dev, 3);
     wb::step(5, "The last release");
     releaseAll(dev);
     wb::step(6, "Reset");
     reset(dev);
     return wb::kExitOk;
-  } catch (const wb::DriverError& e) {
-    return wb::reportFatal(e);
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
   }
 }

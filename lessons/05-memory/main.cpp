@@ -50,10 +50,10 @@ void allocation() {
 }
 //! [alloc]
 
-//! [host-memory]
 // Pinned host memory comes from the driver; pageable memory from malloc. The driver knows the first
 // and not the second. (The reference: cuMemAllocHost memory is page-locked, except that where
 // CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES is set it may not be.)
+//! [host-memory]
 void hostMemory() {
   void* pinned = nullptr;
   CU_CHECK(cuMemAllocHost(&pinned, 1u << 20));
@@ -71,11 +71,15 @@ void hostMemory() {
   unsigned type = 0;
   CU_CHECK(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, device));
   std::printf("  memory type of a cuMemAlloc pointer: %s\n", type == CU_MEMORYTYPE_DEVICE ? "device" : "other");
+  wb::expect(type == CU_MEMORYTYPE_DEVICE, "cuMemAlloc memory known to the driver as device memory", "another type");
   CU_CHECK(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(pinned)));
   std::printf("  memory type of a cuMemAllocHost pointer: %s\n", type == CU_MEMORYTYPE_HOST ? "host" : "other");
+  wb::expect(type == CU_MEMORYTYPE_HOST, "cuMemAllocHost memory known to the driver as host memory", "another type");
   const CUresult pageableRc =
       cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(pageable));
   std::printf("  memory type of a malloc pointer: %s\n", wb::errorName(pageableRc).c_str());
+  wb::expect(pageableRc != CUDA_SUCCESS && rc != CUDA_SUCCESS, "malloc'd memory unknown to the driver",
+             "the driver answered for it");
   CU_CHECK(cuMemFree(device));
   std::free(pageable);
   CU_CHECK(cuMemFreeHost(pinned));
@@ -127,6 +131,7 @@ void roundTrip() {
   size_t mismatches = 0;
   for (size_t i = 0; i < n; ++i) mismatches += std::memcmp(&source[i], &back[i], sizeof(float)) != 0;
   std::printf("HtoD, DtoD, DtoH round trip of %zu random floats: %zu mismatches\n", n, mismatches);
+  wb::expect(mismatches == 0, "an exact round trip", std::to_string(mismatches) + " values changed");
   CU_CHECK(cuMemFree(a));
   CU_CHECK(cuMemFree(b));
 }
@@ -146,13 +151,16 @@ void unifiedAddressing() {
   CU_CHECK(cuMemHostGetDevicePointer(&mapped, pinned, 0));
   std::printf("  pinned host pointer %s, its device pointer %s: %s\n", wb::hex(pinned).c_str(),
               wb::hex(mapped).c_str(), mapped == reinterpret_cast<CUdeviceptr>(pinned) ? "the same" : "different");
+  wb::expect(mapped == reinterpret_cast<CUdeviceptr>(pinned), "one address for host and device (unified addressing)",
+             "the device pointer differs");
   CUdeviceptr device = 0;
   CU_CHECK(cuMemAlloc(&device, n * sizeof(unsigned)));
   CU_CHECK(cuMemcpyDtoD(device, reinterpret_cast<CUdeviceptr>(pinned), n * sizeof(unsigned)));
   std::vector<unsigned> back(n);
   CU_CHECK(cuMemcpyDtoH(back.data(), device, n * sizeof(unsigned)));
-  std::printf("  cuMemcpyDtoD with the host pointer as its source copied %s\n",
-              std::equal(back.begin(), back.end(), pinned) ? "every element" : "WRONG data");
+  const bool copied = std::equal(back.begin(), back.end(), pinned);
+  std::printf("  cuMemcpyDtoD with the host pointer as its source copied %s\n", copied ? "every element" : "WRONG data");
+  wb::expect(copied, "every element copied from the host pointer", "wrong data");
   CU_CHECK(cuMemFree(device));
   CU_CHECK(cuMemFreeHost(pinned));
 }
@@ -177,6 +185,9 @@ void allocationErrors() {
   std::printf("  cuMemAlloc of twice the device's %s: %s; pointer left %s; free memory %s\n",
               wb::bytes(total).c_str(), wb::errorName(oom).c_str(), wb::hex(tooBig).c_str(),
               freeAfter == freeBefore ? "unchanged (nothing leaked)" : "CHANGED");
+  wb::expect(oom != CUDA_SUCCESS && freeAfter == freeBefore, "the refused allocation taking nothing",
+             wb::errorName(oom) + ", free memory changed by " + std::to_string(static_cast<long long>(freeBefore - freeAfter)) +
+                 " bytes (another process on this GPU?)");
 }
 //! [errors]
 
@@ -258,6 +269,8 @@ void explainBandwidth(const std::vector<Sample>& samples) {
   };
   std::printf("At 256 MiB pinned memory moves %.1f GB/s to the device and %.1f back; pageable %.1f and %.1f.\n",
               at("HtoD", "pinned"), at("DtoH", "pinned"), at("HtoD", "pageable"), at("DtoH", "pageable"));
+  wb::expect(at("HtoD", "pinned") > at("HtoD", "pageable") && at("DtoH", "pinned") > at("DtoH", "pageable"),
+             "pinned copies faster than pageable ones at 256 MiB", "a pageable copy was as fast (a busy host?)");
   std::printf("These are this host's link and this machine's figures, not the GPU's. Pinned copies are DMA\n"
               "straight from your buffer and approach what the host link carries.\n"
               "Pageable copies first go through a pinned staging buffer of the driver's with a CPU memcpy,\n"
@@ -284,6 +297,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
+    wb::checkEnvironment({});  // no variable changes what this lesson shows (device choice and the driver's log are noted)
     CU_CHECK(cuInit(0));
     CUdevice dev = 0;
     CU_CHECK(cuDeviceGet(&dev, 0));
@@ -318,7 +332,7 @@ int main(int argc, char** argv) {
       std::printf("The table is in %s.\n", csvPath.c_str());
     }
     return wb::kExitOk;
-  } catch (const wb::DriverError& e) {
-    return wb::reportFatal(e);
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
   }
 }

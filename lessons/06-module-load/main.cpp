@@ -64,8 +64,10 @@ void loadThreeWays(CUdevice dev) {
     CUfunction fill = nullptr, scale = nullptr;
     CU_CHECK(cuModuleGetFunction(&fill, module, "fill"));
     CU_CHECK(cuModuleGetFunction(&scale, module, "scale"));
+    const bool right = launchAndCheck(fill, scale);
     std::printf("  cuModuleLoad(%s): %.2f ms; fill and scale give the right answer: %s\n", image.c_str(), ms,
-                launchAndCheck(fill, scale) ? "yes" : "NO");
+                right ? "yes" : "NO");
+    wb::expect(right, "the right answer from " + image, "wrong values");
     CU_CHECK(cuModuleUnload(module));
   }
   //! [load-files]
@@ -84,9 +86,10 @@ void loadThreeWays(CUdevice dev) {
   CUfunction fill = nullptr, scale = nullptr;
   CU_CHECK(cuModuleGetFunction(&fill, module, "fill"));
   CU_CHECK(cuModuleGetFunction(&scale, module, "scale"));
-  std::printf("  cuModuleLoadDataEx(vector_ops.ptx): right answer: %s; JIT info log: %s\n",
-              launchAndCheck(fill, scale) ? "yes" : "NO",
+  const bool ptxRight = launchAndCheck(fill, scale);
+  std::printf("  cuModuleLoadDataEx(vector_ops.ptx): right answer: %s; JIT info log: %s\n", ptxRight ? "yes" : "NO",
               infoLog[0] ? infoLog : "(empty: lazy loading deferred the compile, or the JIT cache served it)");
+  wb::expect(ptxRight, "the right answer from the PTX", "wrong values");
   CU_CHECK(cuModuleUnload(module));
   //! [load-ptx]
 
@@ -243,6 +246,7 @@ void moduleCost(CUdevice dev) {
   std::printf("  device %d: load %.2f ms, first launches and check %.2f ms (%s), device memory %s\n",
               static_cast<int>(dev), loadMs, firstMs, ok ? "right" : "WRONG",
               wb::bytes(before > after ? before - after : 0).c_str());
+  wb::expect(ok, "the right answer on device " + std::to_string(static_cast<int>(dev)), "wrong values");
   CU_CHECK(cuModuleUnload(module));
   CU_CHECK(cuCtxPopCurrent(&ctx));
   CU_CHECK(cuDevicePrimaryCtxRelease(dev));
@@ -251,6 +255,14 @@ void moduleCost(CUdevice dev) {
 
 int main() {
   try {
+    wb::checkEnvironment({
+        {"CUDA_MODULE_LOADING", wb::Under::Teaches,
+         "step 1 prints the mode it chose; under EAGER a load does its work (and finds a bad image) at once"},
+        {"CUDA_FORCE_PTX_JIT", wb::Under::Teaches, "every image with PTX in it is compiled again, so loads take longer"},
+        {"CUDA_FORCE_JIT", wb::Under::Teaches, "every image with PTX in it is compiled again, so loads take longer"},
+        {"CUDA_DISABLE_PTX_JIT", wb::Under::Stops, "step 2 loads PTX, which the driver would then refuse"},
+        {"CUDA_DISABLE_JIT", wb::Under::Stops, "step 2 loads PTX, which the driver would then refuse"},
+    });
     CU_CHECK(cuInit(0));
     int count = 0;
     CU_CHECK(cuDeviceGetCount(&count));
@@ -283,6 +295,7 @@ int main() {
       const bool ok = launchAndCheck(library.function("fill"), library.function("scale"));
       std::printf("  device %d: module %s, result %s\n", i, wb::hex(library.modules[primaries[i]]).c_str(),
                   ok ? "right" : "WRONG");
+      wb::expect(ok, "the right answer from device " + std::to_string(i) + "'s own module", "wrong values");
       CU_CHECK(cuCtxPopCurrent(&primaries[i]));
     }
     CU_CHECK(cuCtxPushCurrent(primary0));
@@ -313,9 +326,7 @@ int main() {
     }
     CU_CHECK(cuDevicePrimaryCtxRelease(dev0));  // the first retain
     return wb::kExitOk;
-  } catch (const wb::DriverError& e) {
-    return wb::reportFatal(e);
-  } catch (const wb::ImageError& e) {
-    return wb::reportFatal(e);
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
   }
 }

@@ -95,6 +95,7 @@ void launchEverywhere(CUkernel fill, CUkernel scale, int count) {
     std::printf("  %s device %d: CUfunction %s behind the CUkernel, result %s\n",
                 created ? "a context created after the load, on" : "the primary context of", static_cast<int>(dev),
                 wb::hex(perContext).c_str(), ok ? "right" : "WRONG");
+    wb::expect(ok, "the right answer from the one library in every context", "wrong values");
     if (created) {
       CU_CHECK(cuCtxDestroy(ctx));
     } else {
@@ -208,6 +209,7 @@ void compare(int count) {
               moduleInitMs, moduleTotalMs, wb::bytes(moduleMemory).c_str(), moduleOk ? "right" : "WRONG");
   std::printf("  library: initialize %.2f ms, with first use everywhere %.2f ms, device 0 memory %s, %s\n",
               libraryInitMs, libraryTotalMs, wb::bytes(libraryMemory).c_str(), libraryOk ? "right" : "WRONG");
+  wb::expect(moduleOk && libraryOk, "the right answer both ways", "wrong values");
   //! [compare-run]
   for (int i = 0; i < count; ++i) CU_CHECK(cuDevicePrimaryCtxRelease(devices[i]));
 }
@@ -226,6 +228,10 @@ void afterUnload(CUlibrary library) {
 
 int main() {
   try {
+    wb::checkEnvironment({
+        {"CUDA_MODULE_LOADING", wb::Under::Teaches,
+         "under EAGER a library is loaded into every context at cuLibraryLoad*, so 'initialize' holds what first use pays"},
+    });
     CU_CHECK(cuInit(0));
     int count = 0;
     CU_CHECK(cuDeviceGetCount(&count));
@@ -244,9 +250,7 @@ int main() {
     wb::step(5, "A library interface, both ways");
     compare(count);
     return wb::kExitOk;
-  } catch (const wb::DriverError& e) {
-    return wb::reportFatal(e);
-  } catch (const wb::ImageError& e) {
-    return wb::reportFatal(e);
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
   }
 }

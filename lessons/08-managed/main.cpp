@@ -98,6 +98,10 @@ void deviceCounters(CUlibrary library, const std::vector<Place>& where) {
 
 int main() {
   try {
+    wb::checkEnvironment({
+        {"CUDA_MANAGED_FORCE_DEVICE_ALLOC", wb::Under::Teaches,
+         "the managed variable lives in device memory; it is still one pointer for every context and device"},
+    });
     CU_CHECK(cuInit(0));
     int count = 0;
     CU_CHECK(cuDeviceGetCount(&count));
@@ -134,6 +138,7 @@ int main() {
       expected += n;
       std::printf("  after %u threads counted in %s: the host reads %llu (expected %llu)\n", n, p.name.c_str(),
                   *counter, expected);
+      wb::expect(*counter == expected, "every count in the one managed variable", std::to_string(*counter));
       n += 1000;
     }
     //! [count-everywhere]
@@ -148,9 +153,7 @@ int main() {
     }
     CU_CHECK(cuLibraryUnload(library));
     return wb::kExitOk;
-  } catch (const wb::DriverError& e) {
-    return wb::reportFatal(e);
-  } catch (const wb::ImageError& e) {
-    return wb::reportFatal(e);
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
   }
 }

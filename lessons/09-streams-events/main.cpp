@@ -20,6 +20,7 @@
 #include "workbook.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -52,13 +53,18 @@ void streamIsAQueue(const Kernels& k) {
   {
     wb::Gate gate(k.gate, stream);
     CU_CHECK(cuEventRecord(after, stream));  // a marker behind the gate
-    std::printf("gate closed: cuStreamQuery %s, cuEventQuery %s\n", status(cuStreamQuery(stream)),
-                status(cuEventQuery(after)));
+    const CUresult streamClosed = cuStreamQuery(stream), eventClosed = cuEventQuery(after);
+    std::printf("gate closed: cuStreamQuery %s, cuEventQuery %s\n", status(streamClosed), status(eventClosed));
+    wb::expect(streamClosed == CUDA_ERROR_NOT_READY && eventClosed == CUDA_ERROR_NOT_READY,
+               "the stream and the event pending behind the closed gate", "a query said done");
     gate.open();
     CU_CHECK(cuEventSynchronize(after));
+    const CUresult streamOpen = cuStreamQuery(stream), eventOpen = cuEventQuery(after);
+    const bool released = gate.outcome() == wb::Gate::Released;
     std::printf("gate opened, event waited for: cuStreamQuery %s, cuEventQuery %s, the kernel says %s\n",
-                status(cuStreamQuery(stream)), status(cuEventQuery(after)),
-                gate.outcome() == wb::Gate::Released ? "released" : "NOT released");
+                status(streamOpen), status(eventOpen), released ? "released" : "NOT released");
+    wb::expect(streamOpen == CUDA_SUCCESS && eventOpen == CUDA_SUCCESS && released,
+               "the queue drained once the host opened the gate", "a query still pending, or the gate timed out");
   }
   CU_CHECK(cuEventDestroy(after));
   CU_CHECK(cuStreamDestroy(stream));
@@ -93,8 +99,10 @@ void asyncNeedsPinned(const Kernels& k) {
     gate.open();
     CU_CHECK(cuStreamSynchronize(stream));
   }
-  std::printf("from pinned memory:   the device got %.1f: the copy read the source when it ran\n",
-              readBack(dst, 1)[0]);
+  const float fromPinned = readBack(dst, 1)[0];
+  std::printf("from pinned memory:   the device got %.1f: the copy read the source when it ran\n", fromPinned);
+  wb::expect(fromPinned == 2.0f, "the pinned copy reading its source when it ran (2.0)",
+             "the device got " + std::to_string(fromPinned));
   //! [pinned]
 
   //! [pageable]
@@ -103,8 +111,11 @@ void asyncNeedsPinned(const Kernels& k) {
   CU_CHECK(cuMemcpyHtoDAsync(dst, pageable.data(), n * sizeof(float), stream));
   std::fill(pageable.begin(), pageable.end(), 2.0f);
   CU_CHECK(cuStreamSynchronize(stream));
+  const float fromPageable = readBack(dst, 1)[0];
   std::printf("from pageable memory: the device got %.1f: the call had read the source before it returned\n",
-              readBack(dst, 1)[0]);
+              fromPageable);
+  wb::expect(fromPageable == 1.0f, "the pageable copy reading its source before the call returned (1.0)",
+             "the device got " + std::to_string(fromPageable));
   CU_CHECK(cuMemFreeHost(pinned));
   CU_CHECK(cuMemFree(dst));
   CU_CHECK(cuStreamDestroy(stream));
@@ -200,6 +211,10 @@ void reportOverlap(const Overlap& o) {
               o.copyMs, o.kernelMs, sum, ideal);
   std::printf("both at once, in two streams: %.2f ms, %.3f of the ideal (the larger part alone over the whole)\n",
               o.bothMs, ideal / o.bothMs);
+  // Overlap, not noise: together they must save at least a quarter of the shorter part.
+  wb::expect(o.bothMs < sum - 0.25f * std::min(o.copyMs, o.kernelMs),
+             "the copy and the kernel overlapping (together clearly faster than in sequence)",
+             "together they took nearly as long as one after the other");
 }
 
 // One stamp into a slot, in a stream, followed by an event; returns the event.
@@ -228,11 +243,14 @@ void waitEvent(const Kernels& k, wb::PinnedWords& stamps) {
     const CUevent stampedB = stampIn(k, stamps, 1, b);
     const CUevent stampedC = stampIn(k, stamps, 2, c);
     CU_CHECK(cuEventSynchronize(stampedC));
+    const unsigned bClosed = stamps.read(1);
     std::printf("gate closed: C's stamp ran (order %u); B, waiting on A's event, ran: %s (cuStreamQuery %s)\n",
-                stamps.read(2), stamps.read(1) ? "yes" : "no", status(cuStreamQuery(b)));
+                stamps.read(2), bClosed ? "yes" : "no", status(cuStreamQuery(b)));
+    wb::expect(bClosed == 0, "B waiting for A's event while C ran", "B's stamp ran before the gate opened");
     gate.open();
     CU_CHECK(cuEventSynchronize(stampedB));
     std::printf("gate opened: B's stamp ran (order %u)\n", stamps.read(1));
+    wb::expect(stamps.read(1) > stamps.read(2), "B's stamp after C's", "B's stamp came first");
     CU_CHECK(cuEventDestroy(stampedB));
     CU_CHECK(cuEventDestroy(stampedC));
   }
@@ -256,8 +274,13 @@ void legacyStream(const Kernels& k, wb::PinnedWords& stamps, unsigned flags, con
     CUevent onNull = stampIn(k, stamps, 1, nullptr);  // nullptr: the legacy default stream
     CUevent onControl = stampIn(k, stamps, 2, control);
     CU_CHECK(cuEventSynchronize(onControl));
-    std::printf("%s stream gated: the control stamp ran; the NULL-stream stamp ran: %s\n", kind,
-                stamps.read(1) ? "yes" : "no");
+    const bool nullRan = stamps.read(1) != 0;
+    std::printf("%s stream gated: the control stamp ran; the NULL-stream stamp ran: %s\n", kind, nullRan ? "yes" : "no");
+    // The legacy stream waits for blocking streams only.
+    const bool blocking = flags != CU_STREAM_NON_BLOCKING;
+    wb::expect(nullRan != blocking,
+               std::string("the NULL-stream stamp ") + (blocking ? "waiting for" : "not waiting for") + " " + kind + " stream",
+               nullRan ? "it ran while the gate was closed" : "it waited for the gate");
     gate.open();
     CU_CHECK(cuEventSynchronize(onNull));
     CU_CHECK(cuEventDestroy(onNull));
@@ -309,6 +332,8 @@ void perThreadStreams(const Kernels& k, wb::PinnedWords& stamps, CUcontext ctx) 
   first.join();
   std::printf("thread 1's default stream gated; thread 2's stamp on its own default stream ran: %s\n",
               stamps.read(1) ? "yes" : "no");
+  wb::expect(stamps.read(1) != 0, "thread 2's default stream independent of thread 1's",
+             "thread 2's stamp waited for thread 1's gate");
 }
 //! [per-thread-2]
 
@@ -341,11 +366,14 @@ void hostFunction(const Kernels& k) {
   {
     wb::Gate gate(k.gate, s);
     CU_CHECK(cuLaunchHostFunc(s, markDone, &ran));
-    std::printf("gate closed: the host function has run: %s\n", ran.load() ? "yes" : "no");
+    const bool early = ran.load();
+    std::printf("gate closed: the host function has run: %s\n", early ? "yes" : "no");
+    wb::expect(!early, "the host function waiting behind the gate", "it had run before the gate opened");
     gate.open();
     CU_CHECK(cuStreamSynchronize(s));
   }
   std::printf("gate opened and stream synchronised: the host function has run: %s\n", ran.load() ? "yes" : "no");
+  wb::expect(ran.load(), "the host function run once the stream drained", "it had not run");
   CU_CHECK(cuStreamDestroy(s));
 }
 //! [host-func]
@@ -376,12 +404,17 @@ void eventTiming(const Kernels& k) {
   CU_CHECK(cuEventSynchronize(stop));
   const double wallMs = wall.ms();
   std::printf("cuEventElapsedTime before the kernel ended: %s\n", wb::errorName(early).c_str());
-  std::printf("the kernel: %.3f ms by events, %.3f ms by the host's clock around launch and wait\n",
-              elapsedMs(start, stop), wallMs);
+  wb::expect(early == CUDA_ERROR_NOT_READY, "cuEventElapsedTime refusing an event not yet reached",
+             "it returned " + wb::errorName(early));
+  const float byEvents = elapsedMs(start, stop);
+  std::printf("the kernel: %.3f ms by events, %.3f ms by the host's clock around launch and wait\n", byEvents, wallMs);
+  wb::expect(byEvents <= wallMs, "the events' time within the host's", "the events measured longer");
   //! [timing]
   //! [timing-errors]
   const CUresult noTiming = cuEventElapsedTime(&ms, start, untimed);
   std::printf("an event created with CU_EVENT_DISABLE_TIMING: %s\n", wb::errorName(noTiming).c_str());
+  wb::expect(noTiming == CUDA_ERROR_INVALID_HANDLE, "cuEventElapsedTime refusing an event without timing",
+             "it returned " + wb::errorName(noTiming));
   for (CUevent e : {start, stop, untimed}) CU_CHECK(cuEventDestroy(e));
   CU_CHECK(cuMemFree(data));
   CU_CHECK(cuStreamDestroy(s));
@@ -399,17 +432,29 @@ void destroyPending(const Kernels& k) {
   wb::Gate gate(k.gate, s);
   CU_CHECK(cuEventRecord(after, s));
   const CUresult rc = cuStreamDestroy(s);
+  const bool waiting = gate.outcome() == wb::Gate::Waiting;
   std::printf("cuStreamDestroy with the gate closed: %s, and the gate kernel is still %s\n",
-              wb::errorName(rc).c_str(), gate.outcome() == wb::Gate::Waiting ? "waiting" : "NOT waiting");
+              wb::errorName(rc).c_str(), waiting ? "waiting" : "NOT waiting");
+  wb::expect(rc == CUDA_SUCCESS && waiting, "cuStreamDestroy returning at once with its work pending",
+             wb::errorName(rc) + (waiting ? "" : ", and the gate kernel had ended"));
   gate.open();
   CU_CHECK(cuEventSynchronize(after));
-  std::printf("gate opened: the event behind it completed: %s\n", status(cuEventQuery(after)));
+  const CUresult completed = cuEventQuery(after);
+  std::printf("gate opened: the event behind it completed: %s\n", status(completed));
+  wb::expect(completed == CUDA_SUCCESS, "the destroyed stream's work completing", status(completed));
   CU_CHECK(cuEventDestroy(after));
 }
 //! [destroy]
 
 int main() {
   try {
+    wb::checkEnvironment({
+        {"CUDA_LAUNCH_BLOCKING", wb::Under::Stops,
+         "every launch would wait for its kernel: the gate kernel's launch would wait for the gate, and nothing is ever pending"},
+        {"CUDA_DEVICE_MAX_CONNECTIONS", wb::Under::Stops,
+         "streams would share work queues, so a stream's work could wait behind another's gate (false dependencies)",
+         wb::belowDefault},
+    });
     CU_CHECK(cuInit(0));
     CUdevice dev = 0;
     CU_CHECK(cuDeviceGet(&dev, 0));
@@ -426,8 +471,16 @@ int main() {
       streamIsAQueue(k);
       wb::step(2, "Asynchronous copies need pinned memory");
       asyncNeedsPinned(k);
+      // Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER), on driver 580,
+      // kernels ran one at a time and cuStreamDestroy waited for the gate: steps 3 and 9 could not
+      // show what they teach there, so they say so instead of narrating it.
+      const bool sanitized = std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr;
+      const char* leftOut = "left out under compute-sanitizer, which runs one kernel at a time\n";
       wb::step(3, "Overlapping a copy with a kernel");
-      reportOverlap(overlapCopyAndKernel(k));
+      if (sanitized)
+        std::printf("%s", leftOut);
+      else
+        reportOverlap(overlapCopyAndKernel(k));
       wb::step(4, "cuStreamWaitEvent orders work across streams");
       waitEvent(k, stamps);
       wb::step(5, "The default streams");
@@ -441,15 +494,16 @@ int main() {
       wb::step(8, "Events against the wall clock");
       eventTiming(k);
       wb::step(9, "Destroying a stream with work pending");
-      destroyPending(k);
+      if (sanitized)
+        std::printf("%s", leftOut);
+      else
+        destroyPending(k);
     }
     CU_CHECK(cuLibraryUnload(library));
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
     return wb::kExitOk;
-  } catch (const wb::DriverError& e) {
-    return wb::reportFatal(e);
-  } catch (const wb::ImageError& e) {
-    return wb::reportFatal(e);
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
   }
 }

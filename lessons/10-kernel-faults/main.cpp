@@ -26,8 +26,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -157,11 +159,27 @@ int childJob(unsigned first, int poison) {
 }
 //! [job-worker]
 
+// The variables that change how a faulting child ends (common/environment.cpp has what each does).
+// Every child runs without them, whatever the user's shell sets, so each step shows what its page
+// explains; step 4 sets CUDA_LAUNCH_BLOCKING=1 itself, for one child, to show what it does.
+const char* const kControlled[] = {
+    "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE_WAITS_ON_EXCEPTION", "CUDA_ENABLE_COREDUMP_ON_EXCEPTION",
+    "CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION", "CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", "CUDA_ENABLE_USER_TRIGGERED_COREDUMP",
+    "CUDA_COREDUMP_FILE", "CUDA_COREDUMP_PIPE", "CUDA_COREDUMP_SHOW_PROGRESS", "CUDA_COREDUMP_GENERATION_FLAGS"};
+
 // Runs this program again as a child, with a time limit, and returns what it printed and how it ended.
-wb::ProcessEnd child(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+wb::ProcessEnd child(const std::vector<std::string>& args, const std::vector<std::string>& set = {}) {
   std::vector<std::string> argv{wb::selfPath(), "--child"};
   argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> env(std::begin(kControlled), std::end(kControlled));  // bare names: removed
+  env.insert(env.end(), set.begin(), set.end());
   return wb::runProcess(argv, env, kChildSeconds);
+}
+
+// A child started now, in a thread, and read when its step is narrated: the children of steps 1, 2
+// and 4 are independent processes, so they run side by side (each pays for its own cuInit).
+std::future<wb::ProcessEnd> startChild(std::vector<std::string> args, std::vector<std::string> set = {}) {
+  return std::async(std::launch::async, [args, set] { return child(args, set); });
 }
 
 std::string howItEnded(const wb::ProcessEnd& end) {
@@ -173,6 +191,8 @@ std::string howItEnded(const wb::ProcessEnd& end) {
 void show(const wb::ProcessEnd& end) {
   std::printf("%s", end.output.c_str());
   std::printf("  (the child: %s)\n", howItEnded(end).c_str());
+  wb::expect(!end.timedOut && end.signal == 0 && end.code == 0, "the faulting child end by itself, exit code 0",
+             howItEnded(end));
 }
 
 // The line of a child's output that holds text, or "".
@@ -183,9 +203,24 @@ std::string lineWith(const std::string& output, const std::string& text) {
   return "";
 }
 
+// The error a child's call printed in its line "  <what>: <NAME> (<code>)", or "".
+std::string errorOf(const std::string& output, const std::string& what) {
+  const std::string line = lineWith(output, "  " + what + ": ");
+  return line.empty() ? "" : line.substr(line.find(": ", 2) + 2);
+}
+
+// The page's claim about a call of a child: that it returned success, or that it did not.
+void expectCall(const std::string& output, const std::string& what, bool succeeds) {
+  const std::string got = errorOf(output, what);
+  const bool success = got.rfind("CUDA_SUCCESS", 0) == 0;
+  wb::expect(!got.empty() && success == succeeds, what + (succeeds ? " returning CUDA_SUCCESS" : " failing"),
+             got.empty() ? "the child did not get that far" : "it returned " + got);
+}
+
 //! [not-sticky]
 // In this process: errors that leave the context working. Each is followed by real work.
 void notSticky() {
+  std::fflush(stdout);
   Setup s;
   const CUfunction faultless = s.kernel("job_chunk");
   CUdeviceptr sum = 0;
@@ -194,16 +229,21 @@ void notSticky() {
   unsigned first = 0, n = 4;
   int poison = 0;
   void* args[] = {&sum, &first, &n, &poison};
-  say("cuLaunchKernel with 2048 threads per block",
-      cuLaunchKernel(faultless, 1, 1, 1, 2048, 1, 1, 0, nullptr, args, nullptr));
+  const CUresult tooMany = say("cuLaunchKernel with 2048 threads per block",
+                                cuLaunchKernel(faultless, 1, 1, 1, 2048, 1, 1, 0, nullptr, args, nullptr));
+  wb::expect(tooMany != CUDA_SUCCESS, "a launch of 2048 threads per block refused", "it was accepted");
   size_t freeBytes = 0, total = 0;
   CU_CHECK(cuMemGetInfo(&freeBytes, &total));
   CUdeviceptr huge = 0;
-  say("cuMemAlloc of twice the device's memory", cuMemAlloc(&huge, total * 2));
-  say("cuLaunchKernel with 256 threads per block",
-      cuLaunchKernel(faultless, 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
+  const CUresult tooLarge = say("cuMemAlloc of twice the device's memory", cuMemAlloc(&huge, total * 2));
+  wb::expect(tooLarge != CUDA_SUCCESS, "an allocation of twice the device's memory refused", "it succeeded");
+  const CUresult launched = say("cuLaunchKernel with 256 threads per block",
+                                cuLaunchKernel(faultless, 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
   unsigned long long result = 0;
-  say("cuMemcpyDtoH of its result", cuMemcpyDtoH(&result, sum, sizeof result));
+  const CUresult copied = say("cuMemcpyDtoH of its result", cuMemcpyDtoH(&result, sum, sizeof result));
+  wb::expect(launched == CUDA_SUCCESS && copied == CUDA_SUCCESS && result == 14,
+             "the context working after both errors (a launch and a copy that succeed, the sum 14)",
+             "launch " + wb::errorName(launched) + ", copy " + wb::errorName(copied) + ", sum " + std::to_string(result));
   std::printf("  the result: %llu (0 + 1 + 4 + 9 = 14): the context still works\n", result);
   CU_CHECK(cuMemFree(sum));
   CU_CHECK(cuLibraryUnload(s.library));
@@ -230,24 +270,50 @@ std::string findSanitizer() {
 // The same faulting child three ways: plain, with wb::launch's debug mode, and with
 // CUDA_LAUNCH_BLOCKING=1. Then under compute-sanitizer, which names the kernel, the access and
 // the address.
-void findTheLaunch() {
-  const std::pair<const char*, std::vector<std::string>> runs[] = {
-      {"as it is", {}},
-      {"with WORKBOOK_SYNC_LAUNCHES=1", {"WORKBOOK_SYNC_LAUNCHES=1"}},
-      {"with CUDA_LAUNCH_BLOCKING=1", {"CUDA_LAUNCH_BLOCKING=1"}},
+struct FindRuns {
+  std::future<wb::ProcessEnd> plain = startChild({"checked"});
+  std::future<wb::ProcessEnd> synced = startChild({"checked"}, {"WORKBOOK_SYNC_LAUNCHES=1"});
+  std::future<wb::ProcessEnd> blocking = startChild({"checked"}, {"CUDA_LAUNCH_BLOCKING=1"});
+  std::string sanitizer = findSanitizer();
+  // Not under compute-sanitizer itself, and not in ctest's lesson10.run, which sets
+  // WORKBOOK_SKIP_SANITIZER_RUN: the sanitizer's start-up takes seconds, and a learner runs
+  // `ctest -R lesson10` again and again. The program on its own shows it.
+  bool skipped = std::getenv("WORKBOOK_UNDER_SANITIZER") || std::getenv("WORKBOOK_SKIP_SANITIZER_RUN");
+  bool sanitizerRuns = !sanitizer.empty() && !skipped;
+  std::future<wb::ProcessEnd> sanitized = sanitizerRuns ? std::async(std::launch::async, [path = sanitizer] {
+    std::vector<std::string> env(std::begin(kControlled), std::end(kControlled));
+    return wb::runProcess({path, "--show-backtrace", "no", wb::selfPath(), "--child", "checked"}, env,
+                          3 * kChildSeconds);
+  }) : std::future<wb::ProcessEnd>();
+};
+
+//! [find-the-launch]
+
+//! [find-the-launch-check]
+void findTheLaunch(FindRuns& runs) {
+  // Which call each way blames: the copy after the launch, or the launch itself.
+  const std::tuple<const char*, std::future<wb::ProcessEnd>*, const char*> ways[] = {
+      {"as it is", &runs.plain, "cuMemcpyDtoH("},
+      {"with WORKBOOK_SYNC_LAUNCHES=1", &runs.synced, "cuLaunchKernel(write_to)"},
+      {"with CUDA_LAUNCH_BLOCKING=1", &runs.blocking, "cuLaunchKernel(write_to)"},
   };
-  for (const auto& [how, env] : runs) {
-    const wb::ProcessEnd end = child({"checked"}, env);
-    std::printf("  %s: %s\n", how, lineWith(end.output, "error:").c_str());
+  for (const auto& [how, run, blamed] : ways) {
+    const wb::ProcessEnd end = run->get();
+    const std::string error = lineWith(end.output, "error:");
+    std::printf("  %s: %s\n", how, error.c_str());
+    wb::expect(error.find(blamed) != std::string::npos && error.find("ILLEGAL_ADDRESS") != std::string::npos,
+               std::string(how) + ": the fault reported by " + blamed + "...)",
+               error.empty() ? howItEnded(end) : error);
   }
-  const std::string sanitizer = findSanitizer();
-  if (sanitizer.empty() || std::getenv("WORKBOOK_UNDER_SANITIZER")) {
-    std::printf("  compute-sanitizer: %s\n", sanitizer.empty() ? "not found (it ships with the toolkit, in bin/)"
-                                                               : "skipped: this program already runs under it");
+  if (!runs.sanitizerRuns) {
+    std::printf("  compute-sanitizer: %s\n",
+                runs.sanitizer.empty() ? "not found (it ships with the toolkit, in bin/)"
+                : std::getenv("WORKBOOK_UNDER_SANITIZER")
+                    ? "skipped: this program already runs under it"
+                    : "left out of this run (WORKBOOK_SKIP_SANITIZER_RUN is set); run the program itself to see it");
     return;
   }
-  const wb::ProcessEnd end =
-      wb::runProcess({sanitizer, "--show-backtrace", "no", wb::selfPath(), "--child", "checked"}, {}, 3 * kChildSeconds);
+  const wb::ProcessEnd end = runs.sanitized.get();
   std::printf("  under compute-sanitizer, its first findings:\n");
   std::stringstream ss(end.output);
   int shown = 0;
@@ -256,8 +322,10 @@ void findTheLaunch() {
       std::printf("  %s\n", line.c_str());
       ++shown;
     }
+  wb::expect(end.output.find("Invalid __global__ write") != std::string::npos,
+             "compute-sanitizer naming the invalid write", shown ? "it reported something else" : howItEnded(end));
 }
-//! [find-the-launch]
+//! [find-the-launch-check]
 
 //! [supervisor]
 // Runs the job in worker processes. A worker prints "chunk <c> <sum>" per finished chunk; when it
@@ -290,7 +358,7 @@ bool supervise() {
   const unsigned long long expected = (n - 1) * n * (2 * n - 1) / 6;
   std::printf("  the job: %u of %u chunks, sum %llu (expected %llu), %d workers\n", next, kChunks, total, expected,
               workers);
-  return next == kChunks && total == expected;
+  return next == kChunks && total == expected && workers == 2;
 }
 //! [supervisor]
 
@@ -309,28 +377,53 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (!args.empty() && args[0] == "--child") return childMain({args.begin() + 1, args.end()});
+    wb::checkEnvironment({
+        {"CUDA_LAUNCH_BLOCKING", wb::Under::Controls, "its children run without it; step 4 sets it for one child"},
+        {"CUDA_DEVICE_WAITS_ON_EXCEPTION", wb::Under::Controls, "its children run without it, so a fault ends them"},
+        {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", wb::Under::Controls, "its children run without it: no core files, no abort"},
+        {"CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION", wb::Under::Controls, "its children run without it"},
+        {"CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", wb::Under::Controls, "its children run without it"},
+        {"CUDA_ENABLE_USER_TRIGGERED_COREDUMP", wb::Under::Controls, "its children run without it"},
+        {"CUDA_COREDUMP_FILE", wb::Under::Controls, "its children run without it"},
+        {"CUDA_COREDUMP_PIPE", wb::Under::Controls, "its children run without it"},
+        {"CUDA_COREDUMP_SHOW_PROGRESS", wb::Under::Controls, "its children run without it"},
+        {"CUDA_COREDUMP_GENERATION_FLAGS", wb::Under::Controls, "its children run without it"},
+    });
     CU_CHECK(cuInit(0));  // the parent checks for a driver first, so a machine without one hears why
     // and for its image: a damaged one stops it here, not once in every child it would start.
     wb::verifiedImagePath("faults.fatbin");
     if (!args.empty() && args[0] == "--supervise") return supervise() ? wb::kExitOk : wb::kExitDriverError;
     if (!args.empty()) return childMain(args);
 
+    // The children of steps 1, 2 and 4 start now and run side by side; each step reads its own.
+    auto illegal = startChild({"illegal-address"});
+    std::pair<const char*, std::future<wb::ProcessEnd>> others[] = {
+        {"trap", startChild({"trap"})}, {"assert", startChild({"assert"})}, {"misaligned", startChild({"misaligned"})}};
+    FindRuns finding;
+
     wb::step(1, "A fault, call by call");
-    show(child({"illegal-address"}));
+    const wb::ProcessEnd first = illegal.get();
+    show(first);
+    expectCall(first.output, "cuLaunchKernel(write_to, 0x10)", true);
+    expectCall(first.output, "cuMemcpyDtoH of an unrelated buffer", false);
+    expectCall(first.output, "cuCtxCreate of a new context on the device", false);
+    expectCall(first.output, "cuMemAlloc after the reset", false);
     wb::step(2, "Other faults");
-    for (const char* which : {"trap", "assert", "misaligned"}) {
+    for (auto& [which, run] : others) {
       std::printf("%s:\n", which);
-      show(child({which}));
+      const wb::ProcessEnd end = run.get();
+      show(end);
+      expectCall(end.output, "cuCtxSynchronize", false);
+      expectCall(end.output, "cuMemAlloc afterwards", false);
     }
     wb::step(3, "Errors that are not sticky");
     notSticky();
     wb::step(4, "Finding the faulting launch");
-    findTheLaunch();
+    findTheLaunch(finding);
     wb::step(5, "A supervisor that finishes the job");
-    return supervise() ? wb::kExitOk : wb::kExitDriverError;
-  } catch (const wb::DriverError& e) {
-    return wb::reportFatal(e);
-  } catch (const wb::ImageError& e) {
-    return wb::reportFatal(e);
+    wb::expect(supervise(), "the job finished by two workers with the right sum", "see the lines above");
+    return wb::kExitOk;
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
   }
 }

@@ -23,6 +23,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -59,12 +60,14 @@ CUcontext ownerOf(CUdeviceptr p) {
 // The runtime's context is the device's primary context, and cudaSetDevice makes it current.
 void runtimeUsesPrimary(CUdevice dev) {
   std::printf("before any runtime call, the current context: %s\n", current() ? "set" : "none");
+  wb::expect(current() == nullptr, "no current context before the runtime's first call", "one was current");
   rtCheck(cudaSetDevice(0), "cudaSetDevice(0)");
   rtCheck(cudaFree(nullptr), "cudaFree(0)");  // the classic way to make the runtime initialise
   CUcontext primary = nullptr;
   CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
   std::printf("after cudaSetDevice(0): current context %s, primary context %s: %s\n", wb::hex(current()).c_str(),
               wb::hex(primary).c_str(), same(current(), primary).c_str());
+  wb::expect(current() == primary, "the runtime's context being the primary context", "another context");
   CU_CHECK(cuDevicePrimaryCtxRelease(dev));
 }
 //! [primary]
@@ -76,12 +79,15 @@ void runtimeUsesCurrent(CUdevice dev) {
   CU_CHECK(wb::createContext(&mine, 0, dev));  // created and pushed: current
   void* p = nullptr;
   rtCheck(cudaMalloc(&p, 4096), "cudaMalloc");
+  const bool inMine = ownerOf(reinterpret_cast<CUdeviceptr>(p)) == mine;
   std::printf("with a created context current, cudaMalloc's memory belongs to: %s\n",
-              ownerOf(reinterpret_cast<CUdeviceptr>(p)) == mine ? "the created context" : "ANOTHER context");
+              inMine ? "the created context" : "ANOTHER context");
+  wb::expect(inMine, "cudaMalloc allocating in the driver's current context", "it allocated in another");
   rtCheck(cudaFree(p), "cudaFree");
   CU_CHECK(cuCtxDestroy(mine));  // popped too: the primary context is current again
   std::printf("after cuCtxDestroy, the current context is the primary context again: %s\n",
               current() ? "yes" : "no, none");
+  wb::expect(current() != nullptr, "the primary context current again after cuCtxDestroy", "no context is current");
 }
 //! [driver-context]
 
@@ -99,6 +105,7 @@ void pointersCross() {
   rtCheck(cudaMemcpy(back.data(), reinterpret_cast<void*>(fromDriver), 4096, cudaMemcpyDeviceToHost), "cudaMemcpy");
   std::printf("cuMemcpyHtoD into cudaMalloc memory, cudaMemcpy into cuMemAlloc memory and back: %s\n",
               back == ones ? "every value arrived" : "WRONG values");
+  wb::expect(back == ones, "every value crossing between the two APIs' allocations", "wrong values");
   CU_CHECK(cuMemFree(fromDriver));
   rtCheck(cudaFree(fromRuntime), "cudaFree");
 }
@@ -108,7 +115,8 @@ void pointersCross() {
 // A new thread has no current context. The driver fails there; the runtime makes the device's
 // primary context current on its first call, and from then on the driver works in that thread too.
 void newThread() {
-  std::thread([] {
+  bool asExplained = false;
+  std::thread([&asExplained] {
     CUdeviceptr p = 0;
     const CUresult driverFirst = cuMemAlloc(&p, 4096);
     void* q = nullptr;
@@ -121,7 +129,10 @@ void newThread() {
                 wb::errorName(driverAfter).c_str());
     if (driverAfter == CUDA_SUCCESS) cuMemFree(p);
     if (runtime == cudaSuccess) cudaFree(q);
+    asExplained = driverFirst != CUDA_SUCCESS && runtime == cudaSuccess && now && driverAfter == CUDA_SUCCESS;
   }).join();
+  wb::expect(asExplained, "the driver failing and the runtime succeeding in a new thread, then both working",
+             "see the line above");
 }
 //! [threads]
 
@@ -146,8 +157,10 @@ void kernelsBothWays() {
   CU_CHECK(cuLaunchKernel(fromKernel, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));  // +1
   std::vector<float> back(n);
   rtCheck(cudaMemcpy(back.data(), data, n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  const bool allThree = std::all_of(back.begin(), back.end(), [](float v) { return v == 3.0f; });
   std::printf("add_one launched by <<<>>>, by its CUfunction and by its CUkernel: every element is %.1f (3.0 expected)\n",
               back[0]);
+  wb::expect(allThree, "every element 3.0 after the three launches", "some element is not 3.0");
   rtCheck(cudaFree(data), "cudaFree");
 }
 //! [kernels]
@@ -164,6 +177,8 @@ void entryPointFromRuntime() {
   if (fn) reinterpret_cast<CUresult(CUDAAPI*)(int*)>(fn)(&version);
   std::printf("cudaGetDriverEntryPointByVersion(\"cuDriverGetVersion\", 12000): %s; it says %d\n",
               status == cudaDriverEntryPointSuccess ? "found" : "not found", version);
+  wb::expect(status == cudaDriverEntryPointSuccess && version > 0, "the driver's entry point found through the runtime",
+             "not found, or it returned no version");
 #else
   std::printf("cudaGetDriverEntryPointByVersion needs CUDA 12.5; this was built with %d.%d\n", CUDART_VERSION / 1000,
               CUDART_VERSION % 1000 / 10);
@@ -199,6 +214,7 @@ void libraryManners(CUdevice dev) {
   }
   std::printf("after the library's call, the caller's context is current again: %s\n",
               current() == callers ? "yes" : "NO");
+  wb::expect(current() == callers, "the caller's context current again after the library's scope", "another context");
   CU_CHECK(cuCtxDestroy(libraries));
 }
 //! [library-manners]
@@ -226,6 +242,7 @@ int deviceReset() {
   std::printf("after cudaDeviceReset: primary context active = %d; the driver's allocation: %s\n", active,
               range == CUDA_SUCCESS ? "still there" : ("gone (" + wb::errorName(range) + ")").c_str());
   std::printf("the driver's retain, released afterwards: %s\n", wb::errorName(cuDevicePrimaryCtxRelease(dev)).c_str());
+  wb::expect(range != CUDA_SUCCESS, "cudaDeviceReset taking the driver's allocation with it", "it is still there");
   return wb::kExitOk;
 }
 //! [reset]
@@ -233,6 +250,7 @@ int deviceReset() {
 int main(int argc, char** argv) {
   try {
     if (argc == 3 && std::string(argv[1]) == "--child" && std::string(argv[2]) == "reset") return deviceReset();
+    wb::checkEnvironment({});  // no variable changes what this lesson shows (device choice and the driver's log are noted)
     CU_CHECK(cuInit(0));  // first, so a machine without a driver hears why from the driver
     CUdevice dev = 0;
     CU_CHECK(cuDeviceGet(&dev, 0));
@@ -253,12 +271,13 @@ int main(int argc, char** argv) {
     const wb::ProcessEnd child = wb::runProcess({wb::selfPath(), "--child", "reset"}, {}, 60);
     std::printf("%s(the child process %s)\n", child.output.c_str(),
                 child.code == 0 ? "exited cleanly" : "FAILED");
-    return child.code == 0 ? wb::kExitOk : wb::kExitDriverError;
-  } catch (const wb::DriverError& e) {
-    return wb::reportFatal(e);
+    wb::expect(child.code == 0, "the reset child ending cleanly", "it ended with code " + std::to_string(child.code));
+    return wb::kExitOk;
   } catch (const RuntimeError& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "error: %s\nThe CUDA runtime call above failed; its name and description say why.\n", e.what());
     return wb::kExitDriverError;
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
   }
 }

@@ -30,6 +30,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -215,29 +216,58 @@ void imagesAgainstDevice(CUdevice dev) {
 }
 //! [images]
 
+// A run of the JIT child (below) in a fresh process with its own cache folder: what it measured,
+// and how many files the driver left in that folder (more than none: it compiled, and cached it).
+struct JitRun {
+  double ms = 0;
+  bool right = false;
+  std::size_t files = 0;
+};
+
+// The variables that change what the JIT does: each child gets exactly the setting its step needs,
+// whatever the user's shell sets (the cache's size back at its documented default; the JIT not
+// forced, so that time is the PTX's compile).
+JitRun runJitChild(const std::string& cache, bool cacheDisabled = false) {
+  const wb::ProcessEnd end = wb::runProcess(
+      {wb::selfPath(), "--jit-child"},
+      {"CUDA_CACHE_PATH=" + cache, cacheDisabled ? "CUDA_CACHE_DISABLE=1" : "CUDA_CACHE_DISABLE=0",
+       "CUDA_CACHE_MAXSIZE=1073741824", "CUDA_FORCE_PTX_JIT", "CUDA_FORCE_JIT"},
+      60);
+  JitRun run;
+  char verdict[16] = {0};
+  bool read = false;  // its line "jit <ms> right"; the driver may print warnings of its own before it
+  std::istringstream lines(end.output);
+  for (std::string line; !read && std::getline(lines, line);)
+    read = std::sscanf(line.c_str(), "jit %lf %15s", &run.ms, verdict) == 2;
+  // A child that failed has no time to report: that is an error of this run, never a figure.
+  wb::expect(end.code == 0 && read, "a kernel compiled from PTX in a child process",
+             end.timedOut ? "the child hung" : "the child ended with code " + std::to_string(end.code) + ": " + end.output);
+  run.right = std::strcmp(verdict, "right") == 0;
+  run.files = wb::regularFilesUnder(cache);
+  return run;
+}
+
 //! [jit-forward]
 // PTX for the oldest built architecture, compiled by the driver for this device: how a fatbin's
-// PTX keeps working on GPUs newer than every architecture it was built for.
+// PTX keeps working on GPUs newer than every architecture it was built for. In a child with an
+// empty cache folder of its own, so no earlier run's cache can answer instead of the compiler.
 void ptxRunsForward(CUdevice dev) {
   int major = 0, minor = 0;
   CU_CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
   CU_CHECK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
-  const std::vector<char> ptx = wb::readVerifiedImage("vector_ops.ptx");
-  CUmodule module = nullptr;
-  CU_CHECK(cuModuleLoadData(&module, ptx.data()));
-  CUfunction fill = nullptr, scale = nullptr;
-  CU_CHECK(cuModuleGetFunction(&fill, module, "fill"));
-  CU_CHECK(cuModuleGetFunction(&scale, module, "scale"));
-  const bool right = wb::mismatches(wb::fillAndScale(fill, scale, 1u << 16, 2, 3, 1), 7.0f) == 0;
-  std::printf("PTX for sm_%u, compiled by the driver for this sm_%d%d device: result %s\n",
-              wb::builtArchitectures().front(), major, minor, right ? "right" : "WRONG");
-  CU_CHECK(cuModuleUnload(module));
+  wb::ScratchDir dir;
+  const JitRun run = runJitChild(dir.path() + "/cache");
+  std::printf("PTX for sm_%u, compiled by the driver for this sm_%d%d device in a fresh process with an empty\n"
+              "cache folder (%zu files in it afterwards): result %s\n",
+              wb::builtArchitectures().front(), major, minor, run.files, run.right ? "right" : "WRONG");
+  wb::expect(run.right, "the right result from PTX compiled for this device", "wrong values");
+  wb::expect(run.files > 0, "a compile (the driver caches what it compiles)", "the cache folder stayed empty");
 }
 //! [jit-forward]
 
 //! [jit-child]
 // In a child process: load the PTX and time until its kernel is usable (under lazy loading the
-// compile happens at cuModuleGetFunction). Prints "jit <ms>".
+// compile happens at cuModuleGetFunction), then run it. Prints "jit <ms> right|WRONG".
 int jitChild() {
   CU_CHECK(cuInit(0));
   CUdevice dev = 0;
@@ -249,9 +279,12 @@ int jitChild() {
   wb::Stopwatch clock;
   CUmodule module = nullptr;
   CU_CHECK(cuModuleLoadData(&module, ptx.data()));
-  CUfunction fill = nullptr;
+  CUfunction fill = nullptr, scale = nullptr;
   CU_CHECK(cuModuleGetFunction(&fill, module, "fill"));
-  std::printf("jit %.3f\n", clock.ms());
+  const double ms = clock.ms();
+  CU_CHECK(cuModuleGetFunction(&scale, module, "scale"));
+  const bool right = wb::mismatches(wb::fillAndScale(fill, scale, 1u << 16, 2, 3, 1), 7.0f) == 0;
+  std::printf("jit %.3f %s\n", ms, right ? "right" : "WRONG");
   CU_CHECK(cuModuleUnload(module));
   CU_CHECK(cuCtxSetCurrent(nullptr));
   CU_CHECK(cuDevicePrimaryCtxRelease(dev));
@@ -262,32 +295,39 @@ int jitChild() {
 //! [jit-cache]
 // Three fresh processes: an empty cache folder, the same folder again, and the cache disabled.
 void jitCache() {
-  std::optional<wb::ScratchDir> dir;  // removed with both cache folders at the end
-  try {
-    dir.emplace();
-  } catch (const std::runtime_error& e) {
-    std::printf("(%s: skipped)\n", e.what());
-    return;
-  }
-  const std::string cache = dir->path() + "/cache", unused = dir->path() + "/disabled";
-  const std::pair<const char*, std::vector<std::string>> runs[] = {
-      {"first load, empty cache", {"CUDA_CACHE_PATH=" + cache}},
-      {"second load, same cache", {"CUDA_CACHE_PATH=" + cache}},
-      {"cache disabled", {"CUDA_CACHE_PATH=" + unused, "CUDA_CACHE_DISABLE=1"}},
+  wb::ScratchDir dir;  // removed with both cache folders at the end
+  const std::string cache = dir.path() + "/cache", unused = dir.path() + "/disabled";
+  const auto show = [](const char* what, const JitRun& run) {
+    std::printf("  %-26s %8.3f ms to a usable kernel; files in its cache folder: %zu\n", what, run.ms, run.files);
   };
-  for (const auto& [what, env] : runs) {
-    const wb::ProcessEnd end = wb::runProcess({wb::selfPath(), "--jit-child"}, env, 60);
-    double ms = -1;
-    std::sscanf(end.output.c_str(), "jit %lf", &ms);
-    std::printf("  %-26s %8.3f ms to a usable kernel; files in its cache folder: %zu\n", what, ms,
-                wb::regularFilesUnder(env[0].substr(std::strlen("CUDA_CACHE_PATH="))));
-  }
+  const JitRun first = runJitChild(cache);
+  show("first load, empty cache", first);
+  const JitRun second = runJitChild(cache);
+  show("second load, same cache", second);
+  const JitRun off = runJitChild(unused, true);
+  show("cache disabled", off);
+  wb::expect(first.files > 0 && second.files == first.files && second.ms < first.ms,
+             "the second load served by the cache (faster, no new files)",
+             "first " + std::to_string(first.ms) + " ms, second " + std::to_string(second.ms) + " ms");
+  wb::expect(off.files == 0 && first.right && second.right && off.right,
+             "every load right, and nothing cached with the cache disabled", "see the lines above");
 }
 //! [jit-cache]
 
 int main(int argc, char** argv) {
   try {
     if (argc == 2 && std::strcmp(argv[1], "--jit-child") == 0) return jitChild();
+    wb::checkEnvironment({
+        {"CUDA_DISABLE_PTX_JIT", wb::Under::Stops, "step 5 compiles PTX; the driver would refuse with another code"},
+        {"CUDA_DISABLE_JIT", wb::Under::Stops, "step 5 compiles PTX; the driver would refuse with another code"},
+        {"CUDA_FORCE_PTX_JIT", wb::Under::Controls, "the JIT's children of steps 5 and 6 run without it"},
+        {"CUDA_FORCE_JIT", wb::Under::Controls, "the JIT's children of steps 5 and 6 run without it"},
+        {"CUDA_CACHE_DISABLE", wb::Under::Controls, "steps 5 and 6 give each child its own cache setting"},
+        {"CUDA_CACHE_MAXSIZE", wb::Under::Controls, "steps 5 and 6 run their children with the default size"},
+        {"CUDA_CACHE_PATH", wb::Under::Controls, "steps 5 and 6 give each child its own empty cache folder"},
+        {"CUDA_MODULE_LOADING", wb::Under::Teaches,
+         "step 5's loads of newer PTX show what this mode does (the page explains lazy loading, the default)"},
+    });
     CU_CHECK(cuInit(0));
     CUdevice dev = 0;
     CU_CHECK(cuDeviceGet(&dev, 0));
@@ -310,9 +350,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
     return wb::kExitOk;
-  } catch (const wb::DriverError& e) {
-    return wb::reportFatal(e);
-  } catch (const wb::ImageError& e) {
-    return wb::reportFatal(e);
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
   }
 }

@@ -1,0 +1,196 @@
+// Reading the exercise files: the learner's lessons/NN-name/exercises.cpp (each exercise's comment
+// and starting body) and the check file tests/exercises/exerciseNN_name.cpp (each EXERCISE's name,
+// title and hint). The lint, the proofs and the page generator all read them through this header,
+// so the page shows exactly what the learner's file and the check say. Header-only, no CUDA.
+#pragma once
+
+#include <cctype>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace wbx {
+
+// One exercise as its comment in exercises.cpp states it:
+//   // Exercise 1 of 3 (staging-copy): A pinned staging copy that returns before the copy has run
+//   //
+//   // Task: ...
+//   //
+//   // The check: ...
+//   //
+//   // Learn it in: lesson 05, step 4 ("...")
+//   <the function's signature> {
+struct ExerciseText {
+  int number = 0, total = 0, line = 0;
+  std::string name, title, task, check, learn, signature;
+};
+
+struct CheckText {
+  std::string name, title, hint;
+};
+
+namespace detail {
+
+inline std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::string::size_type from = 0;
+  while (from <= text.size()) {
+    const auto to = text.find('\n', from);
+    out.push_back(text.substr(from, to == std::string::npos ? std::string::npos : to - from));
+    if (to == std::string::npos) break;
+    from = to + 1;
+  }
+  return out;
+}
+
+inline std::string trim(const std::string& s) {
+  std::string::size_type a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return s.substr(a, b - a);
+}
+
+inline bool startsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Appends a comment line to a paragraph; an empty comment line ends the paragraph.
+inline void append(std::string& to, const std::string& text) {
+  if (!to.empty()) to += ' ';
+  to += text;
+}
+
+}  // namespace detail
+
+// The exercises of a learner's file, in order; what is malformed goes to problems.
+inline std::vector<ExerciseText> parseExercises(const std::string& text, std::vector<std::string>& problems) {
+  using namespace detail;
+  std::vector<ExerciseText> out;
+  const std::vector<std::string> all = lines(text);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string& l = all[i];
+    if (!startsWith(l, "// Exercise ")) continue;
+    ExerciseText e;
+    e.line = static_cast<int>(i + 1);
+    char name[128] = {0};
+    int used = 0;
+    if (std::sscanf(l.c_str(), "// Exercise %d of %d (%127[a-z0-9-]): %n", &e.number, &e.total, name, &used) < 3 ||
+        used == 0) {
+      problems.push_back("line " + std::to_string(i + 1) + ": expected \"// Exercise k of n (name): title\"");
+      continue;
+    }
+    e.name = name;
+    e.title = trim(l.substr(static_cast<size_t>(used)));
+    std::string* into = nullptr;
+    size_t j = i + 1;
+    for (; j < all.size() && startsWith(all[j], "//"); ++j) {
+      const std::string c = trim(all[j].substr(2));
+      if (startsWith(c, "Task:")) into = &e.task, append(*into, trim(c.substr(5)));
+      else if (startsWith(c, "The check:")) into = &e.check, append(*into, trim(c.substr(10)));
+      else if (startsWith(c, "Learn it in:")) into = &e.learn, append(*into, trim(c.substr(12)));
+      else if (c.empty()) into = nullptr;
+      else if (into) append(*into, c);
+      else problems.push_back(e.name + ": a comment line outside Task/The check/Learn it in: " + c);
+    }
+    // The signature: the lines up to the body's opening brace.
+    for (; j < all.size(); ++j) {
+      const auto brace = all[j].find('{');
+      detail::append(e.signature, trim(all[j].substr(0, brace)));
+      if (brace != std::string::npos) break;
+    }
+    if (e.task.empty()) problems.push_back(e.name + ": no \"Task:\" paragraph");
+    if (e.check.empty()) problems.push_back(e.name + ": no \"The check:\" paragraph");
+    if (e.learn.empty()) problems.push_back(e.name + ": no \"Learn it in:\" line");
+    out.push_back(e);
+  }
+  for (size_t k = 0; k < out.size(); ++k)
+    if (out[k].number != static_cast<int>(k + 1) || out[k].total != static_cast<int>(out.size()))
+      problems.push_back(out[k].name + ": numbered " + std::to_string(out[k].number) + " of " +
+                         std::to_string(out[k].total) + ", but it is " + std::to_string(k + 1) + " of " +
+                         std::to_string(out.size()));
+  return out;
+}
+
+// The EXERCISE("name", "title", "hint") blocks of a check file (each argument may be several
+// adjacent string literals, as a long hint is).
+inline std::vector<CheckText> parseChecks(const std::string& text, std::vector<std::string>& problems) {
+  std::vector<CheckText> out;
+  std::string::size_type at = 0;
+  while ((at = text.find("\nEXERCISE(", at)) != std::string::npos) {
+    at += 10;
+    std::string args[3];
+    for (int a = 0; a < 3; ++a) {
+      bool any = false;
+      for (;;) {
+        while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+        if (at >= text.size() || text[at] != '"') break;
+        for (++at; at < text.size() && text[at] != '"'; ++at) {
+          if (text[at] == '\\' && at + 1 < text.size()) ++at;
+          args[a] += text[at];
+        }
+        ++at, any = true;
+      }
+      if (!any) problems.push_back("an EXERCISE( whose argument " + std::to_string(a + 1) + " is not a string literal");
+      while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+      if (at < text.size() && (text[at] == ',' || text[at] == ')')) ++at;
+    }
+    out.push_back({args[0], args[1], args[2]});
+  }
+  return out;
+}
+
+// Whether a learner's file is as shipped: every function body at namespace level is exactly
+// `wb::notDone();` (a destructor's may be empty). The proof that every check reports "not done"
+// only means something for such a file; why not, in why.
+inline bool isStartingFile(const std::string& text, std::string& why) {
+  // Drop comments, string literals and preprocessor lines, keeping braces and code.
+  std::string code;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 2, "//") == 0 || (text[i] == '#' && (i == 0 || text[i - 1] == '\n'))) {
+      while (i < text.size() && text[i] != '\n') ++i;
+      code += '\n';
+    } else if (text.compare(i, 2, "/*") == 0) {
+      const auto end = text.find("*/", i + 2);
+      i = end == std::string::npos ? text.size() : end + 1;
+    } else if (text[i] == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      code += "\"\"";
+    } else {
+      code += text[i];
+    }
+  }
+  int depth = 0, namespaces = 0, functions = 0;
+  std::vector<bool> isNamespace;
+  size_t statementStart = 0;
+  for (size_t i = 0; i < code.size(); ++i) {
+    const char c = code[i];
+    if (c == ';' && depth == namespaces) statementStart = i + 1;
+    if (c == '}') {
+      if (isNamespace.empty()) return why = "unbalanced braces", false;
+      if (isNamespace.back()) --namespaces;
+      isNamespace.pop_back(), --depth, statementStart = i + 1;
+    }
+    if (c != '{') continue;
+    const std::string head = detail::trim(code.substr(statementStart, i - statementStart));
+    if (depth == namespaces && detail::startsWith(head, "namespace")) {
+      isNamespace.push_back(true), ++depth, ++namespaces, statementStart = i + 1;
+      continue;
+    }
+    // A block at namespace level that is not a namespace: a function body (or a class: both must
+    // not be in a starting file beyond what the header declares).
+    int level = 1;
+    size_t end = i + 1;
+    for (; end < code.size() && level; ++end) level += code[end] == '{' ? 1 : code[end] == '}' ? -1 : 0;
+    std::string body;
+    for (size_t k = i + 1; k + 1 < end; ++k)
+      if (!std::isspace(static_cast<unsigned char>(code[k]))) body += code[k];
+    const bool destructor = head.find('~') != std::string::npos;
+    if (!(body == "wb::notDone();" || (destructor && body.empty())))
+      return why = "\"" + head + "\" does not have the starting body wb::notDone();", false;
+    ++functions;
+    i = end - 1, statementStart = end;
+  }
+  if (functions == 0) return why = "no exercise function found", false;
+  return true;
+}
+
+}  // namespace wbx
