@@ -1,6 +1,7 @@
 # cmake -DMANIFEST=<build>/sanitize.tsv [-DONLY=<regex>] -P Sanitize.cmake   (target: sanitize)
 #
-# Runs every lesson program and every lesson's doctest binary under
+# Runs every lesson program, every lesson's doctest binary and every lesson's exercise checks built
+# against the reference solutions under
 #   compute-sanitizer --leak-check full --report-api-errors no
 # and fails unless each reports 0 errors and 0 bytes leaked. API errors are not reported because
 # the lessons provoke them on purpose (cuInit(1), popping an empty stack, ...); memory errors,
@@ -40,7 +41,12 @@ foreach(line IN LISTS lines)
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   string(REGEX MATCH "ERROR SUMMARY: [0-9]+ errors?" errors "${out}")
   string(REGEX MATCH "LEAK SUMMARY: [0-9]+ bytes leaked in [0-9]+ allocations" leaks "${out}")
-  if(rc EQUAL 0 AND errors STREQUAL "ERROR SUMMARY: 0 errors" AND leaks MATCHES "^LEAK SUMMARY: 0 bytes")
+  # An exercise check binary exits 77 when it skipped what needs two devices on a machine with one.
+  set(ended_well FALSE)
+  if(rc EQUAL 0 OR (rc EQUAL 77 AND name MATCHES "^exercise"))
+    set(ended_well TRUE)
+  endif()
+  if(ended_well AND errors STREQUAL "ERROR SUMMARY: 0 errors" AND leaks MATCHES "^LEAK SUMMARY: 0 bytes")
     message("clean   ${name}: ${errors}, ${leaks}")
   else()
     message("${out}")

@@ -1,0 +1,64 @@
+// Lesson 01's exercises. Replace each body with your solution, then run ctest -R exercise01.
+#include "exercises.hpp"
+#include "exercise.hpp"
+
+// The starting bodies use none of their parameters yet (warnings are errors in some builds).
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+namespace ex01 {
+
+// Exercise 1 of 3 (device-report): A report of what a device is and can do
+//
+// Task: A fleet inventory and every bug report your team files start with the same facts about
+// the GPU. Write reportDevice: fill a DeviceReport for the visible device at ordinal: its name, its
+// UUID in the form nvidia-smi -L prints ("GPU-" then the 16 bytes as lowercase hex digits grouped
+// 8-4-4-4-12), its PCI bus id, compute capability, multiprocessor count, total memory, and whether
+// it has managed memory and concurrent managed access. The driver is initialised by the caller. An
+// ordinal that names no device throws the wb::DriverError of the call that refused it.
+//
+// The check: exercise01.device-report compares every field of the report of every visible device
+// with what the driver says (the UUID byte by byte, parsed back from your text), and verifies that
+// the ordinal one past the last throws wb::DriverError with CUDA_ERROR_INVALID_DEVICE.
+//
+// Learn it in: lesson 01, step 3 ("What each device is and can do")
+DeviceReport reportDevice(int ordinal) {
+  wb::notDone();
+}
+
+// Exercise 2 of 3 (eligible-devices): The devices a build can run on
+//
+// Task: A server was built for compute capability need.major.need.minor and up, needs
+// need.memoryBytes of device memory, and perhaps concurrent managed access; at start it must pick
+// the GPUs it can use instead of failing at the first kernel launch. Write eligibleDevices: return
+// the ordinals of the visible devices that meet every requirement, in ascending order (empty when
+// none does). A compute capability is a version: 9.0 is newer than 8.6. The driver is initialised
+// by the caller.
+//
+// The check: exercise01.eligible-devices builds requirements from the devices' own values (their
+// exact compute capability and memory, one minor version more, one byte more, an older major
+// version with a higher minor, concurrent managed access) and compares your list with the devices
+// that meet each.
+//
+// Learn it in: lesson 01, step 3 ("What each device is and can do")
+std::vector<int> eligibleDevices(const Requirements& need) {
+  wb::notDone();
+}
+
+// Exercise 3 of 3 (device-by-uuid): Finding a GPU by its UUID from a library's first call
+//
+// Task: A deployment names its GPU by UUID (ordinals change with CUDA_VISIBLE_DEVICES and between
+// machines), and your library's entry point may be the first CUDA call of the process. Write
+// ordinalOfUuid: take the UUID as nvidia-smi -L prints it ("GPU-" and 8-4-4-4-12 hex digits, letters
+// in either case) and return the ordinal of the visible device that has it, or -1 when none does.
+// Do not assume anyone initialised the driver.
+//
+// The check: exercise01.device-by-uuid runs in a fresh child process where nothing has called
+// cuInit: your function's first call, with a UUID no device has, must return -1 and leave the
+// driver initialised; then every device's UUID, in lower and in upper case, must give its ordinal.
+//
+// Learn it in: lesson 01, step 2 ("Every other call waits for cuInit")
+int ordinalOfUuid(const std::string& uuid) {
+  wb::notDone();
+}
+
+}  // namespace ex01

@@ -1,0 +1,52 @@
+// Lesson 02's exercises. Replace each body with your solution, then run ctest -R exercise02.
+#include "exercises.hpp"
+#include "exercise.hpp"
+
+// The starting bodies use none of their parameters yet (warnings are errors in some builds).
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+namespace ex02 {
+
+// Exercise 1 of 2 (check-allowing): A checking macro that names the call and the line, and lets an expected code through
+//
+// Task: Some results are not errors where you make the call: cuStreamQuery says
+// CUDA_ERROR_NOT_READY while work is pending, and a poll loop wants that code back, while any other
+// failure must still be reported as CU_CHECK reports it. The macro EX02_CHECK_ALLOWING(expr,
+// allowed) in exercises.hpp evaluates the call once and passes its result, its text, and the file
+// and line where it is written to checkAllowing. Write checkAllowing: return rc when it is
+// CUDA_SUCCESS or allowed; for any other code throw the wb::DriverError that names the call, the
+// file and the line the macro passed, so the report points at the caller's line, not at yours.
+//
+// The check: exercise02.check-allowing polls a stream held by a gate kernel and verifies that the
+// macro returns CUDA_ERROR_NOT_READY, then CUDA_SUCCESS once the stream has run; that an allowed
+// CUDA_ERROR_INVALID_DEVICE comes back as a result; and that the same failing call with NOT_READY
+// allowed throws wb::DriverError with that code and exactly the call's text, the check file and the
+// check's line.
+//
+// Learn it in: lesson 02, step 1 ("A call before cuInit")
+CUresult checkAllowing(CUresult rc, CUresult allowed, const char* call, const char* file, int line) {
+  wb::notDone();
+}
+
+// Exercise 2 of 2 (guarded-entry): A C entry point that returns the failing call's CUresult instead of throwing
+//
+// Task: A plugin exports a C function to a host program written in C (or Python, or another
+// compiler's C++): no exception may cross that boundary, and the host wants a code and a message.
+// Write callGuarded: run body; return CUDA_SUCCESS and an empty message when it returns. When it
+// throws wb::DriverError, return that error's code, so the host can tell out of memory from an
+// invalid context, with its what() as the message; std::bad_alloc is CUDA_ERROR_OUT_OF_MEMORY; any
+// other exception is CUDA_ERROR_UNKNOWN, with its what() when it is a std::exception. The message
+// goes into message as snprintf would write it: at most capacity - 1 characters and a NUL, nothing
+// past capacity, nothing at all when capacity is 0 (message may then be NULL). Never throw.
+//
+// The check: exercise02.guarded-entry runs bodies that fail a real call through CU_CHECK, throw
+// std::bad_alloc, std::runtime_error and an int, and succeed; it verifies each code and message,
+// that a message longer than the buffer is cut and NUL-terminated with nothing written past the
+// buffer, and that a buffer of capacity 0 is left alone.
+//
+// Learn it in: lesson 02, step 1 ("A call before cuInit")
+CUresult callGuarded(const std::function<void()>& body, char* message, size_t capacity) {
+  wb::notDone();
+}
+
+}  // namespace ex02

@@ -1,0 +1,85 @@
+// Lesson 06's exercises. Replace each body with your solution, then run ctest -R exercise06.
+#include "exercises.hpp"
+#include "exercise.hpp"
+
+// The starting bodies use none of their parameters yet (warnings are errors in some builds).
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+namespace ex06 {
+
+// Exercise 1 of 3 (jit-log): Loading PTX with the JIT's error log returned to the caller
+//
+// Task: Your service compiles PTX that a code generator writes at run time, and when the driver
+// refuses it, "CUDA_ERROR_INVALID_PTX" alone tells the generator's authors nothing: the JIT
+// compiler's own log says which line and what is wrong. Write loadPtx: load the PTX text into the
+// current context with cuModuleLoadDataEx, giving the JIT an error log buffer
+// (CU_JIT_ERROR_LOG_BUFFER and CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES; the size travels in the void*
+// itself), and return what happened instead of throwing: the CUresult, the module (nullptr unless
+// it loaded), and the log as text, just the characters the JIT wrote. Every call returns the log of
+// its own load only.
+//
+// The check: exercise06.jit-log loads two PTX texts that each use an instruction that does not
+// exist, and verifies that each result is CUDA_ERROR_INVALID_PTX with no module, that each log names
+// its own bad instruction and not the other's, and that a log holds no NUL bytes. Then it loads the
+// course's vector_ops.ptx and verifies success, an empty log, and kernels from the module that
+// compute the right answer.
+//
+// Learn it in: lesson 06, step 2 ("Three kinds of image")
+PtxLoad loadPtx(const std::string& ptx) {
+  wb::notDone();
+}
+
+// Exercise 2 of 3 (module-cache): A kernel cache that loads a module once per context
+//
+// Task: A library's kernels must launch in whatever context its caller has current: the primary
+// context of one device, a context of the caller's own, another device's. A module and its
+// functions belong to the context they were loaded in, so the library keeps one module per context.
+// Write ModuleCache: the constructor reads and checks the image once (wb::readVerifiedImage);
+// function(name) returns name's CUfunction for the current context, loading the image there
+// (cuModuleLoadData) the first time that context asks and never again; modules() says how many
+// modules it holds; the destructor unloads each module with its own context current, and leaves
+// the thread's context stack as it was. A thread with no current context gets the
+// CUDA_ERROR_INVALID_CONTEXT of a failed call. The contexts outlive the cache.
+//
+// The check: exercise06.module-cache asks for fill and scale in the primary context, in a context of
+// its own, and in the primary context again. It verifies that the cache then holds two modules, that
+// the two contexts got different functions, and that each context's fill and scale compute the right
+// answer there.
+//
+// Learn it in: lesson 06, step 3 ("One module per context")
+ModuleCache::ModuleCache(const std::string& file) {
+  wb::notDone();
+}
+
+ModuleCache::~ModuleCache() {}
+
+CUfunction ModuleCache::function(const char* name) {
+  wb::notDone();
+}
+
+size_t ModuleCache::modules() const {
+  wb::notDone();
+}
+
+// Exercise 3 of 3 (image-choice): Choosing the image a device can run from per-architecture cubins and PTX
+//
+// Task: A plugin ships its kernels as one cubin per architecture plus PTX, not as a fatbin, so the
+// choice the driver makes inside a fatbin is yours. Write chooseImage: return the image of images
+// that runs on a device of compute capability deviceArch (major * 10 + minor: 90 for 9.0, 120 for
+// 12.0), or nullptr when none does. A cubin for sm_XY runs only on devices of the same major version
+// X and a minor version of Y or more. PTX for compute_XY runs on every device of XY or newer, since
+// the driver compiles it at load time. Prefer machine code to PTX (it needs no compile); among the
+// cubins that run, take the newest architecture; among PTX, likewise. The list is in no order.
+//
+// The check: exercise06.image-choice asks about devices from 7.5 to 12.0 with lists where the
+// newest cubin is of another major version, or of a newer minor, where only PTX fits, where nothing
+// does and where a cubin and newer PTX both fit, and compares each answer with the right one. Then
+// it builds the list from this build's cubins and PTX for this GPU, and from the cubins of other
+// major versions and PTX, and loads and runs what each choice names.
+//
+// Learn it in: lesson 06, step 5 ("Every load error")
+const Image* chooseImage(unsigned deviceArch, const std::vector<Image>& images) {
+  wb::notDone();
+}
+
+}  // namespace ex06

@@ -1,0 +1,66 @@
+// Lesson 07's exercises. Replace each body with your solution, then run ctest -R exercise07.
+
+// The starting bodies use none of their parameters and members yet (warnings are errors in some
+// builds; Clang's warning about a private member must be silenced before the class is declared).
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wunused-private-field"
+#endif
+
+#include "exercises.hpp"
+#include "exercise.hpp"
+
+namespace ex07 {
+
+// Exercise 1 of 2 (kernel-anywhere): A kernel loaded once and launched in contexts created after the load
+//
+// Task: A library inside a larger application does not own the contexts it runs in: the
+// application creates them, on any device, some long after the library initialised. Write
+// KernelSet. The constructor loads the image at imagePath once, for the whole process, with no
+// context current, and makes no context of its own (no cuCtxCreate, no primary context retained);
+// the destructor unloads it. function(name) returns the kernel called name as a CUfunction that
+// cuLaunchKernel accepts in whatever context is current when it is launched: the one current at
+// the call, and any other, including contexts created after the load. You may keep what
+// function() looked up in handedOut_, if it stays right in every context.
+//
+// The check: exercise07.kernel-anywhere constructs a KernelSet with no context current and
+// verifies that the constructor left no context current and retained no primary context. Then it
+// asks function() for fill and scale in device 0's primary context, in every other device's
+// primary context, and in a context created after the load, launches them there, and verifies
+// that every launch was accepted and every value is value * factor + offset.
+//
+// Learn it in: lesson 07, step 3 ("One CUkernel, every context")
+KernelSet::KernelSet(const std::string& imagePath) {
+  wb::notDone();
+}
+
+KernelSet::~KernelSet() {}
+
+CUfunction KernelSet::function(const std::string& name) {
+  wb::notDone();
+}
+
+// Exercise 2 of 2 (image-fallback): Kernels from an override file when it is intact, else from the image built into the program
+//
+// Task: A program ships its kernels compiled into itself, as lesson 07 embeds vector_ops.fatbin,
+// and lets an operator drop a newer image at a known path to replace them without a rebuild. A
+// file there can be anything: a copy cut short, an empty file, a half-written download. Write
+// loadPreferringOverride: if overridePath names an intact fatbin, load the library from it;
+// otherwise, missing or damaged, load it from the embedded image (embeddedSize bytes at
+// embedded). Hand the driver no image the course's reader has not passed (wb::imageProblem,
+// wb::verifyImageBytes): the driver trusts the sizes written inside an image, and for a fatbin cut
+// short cuLibraryLoadFromFile returns CUDA_SUCCESS and fails later. Need no context and make none
+// current. Say in fromOverride which image you loaded; the caller unloads the library.
+//
+// The check: exercise07.image-fallback calls loadPreferringOverride with no file at overridePath,
+// with an intact copy of vector_ops.fatbin there, and, in a child process, with that copy cut to
+// 300 bytes. It verifies that fromOverride is false, true and false; that no context was current
+// afterwards; and that fill and scale from the library it returned compute the right values in a
+// context created after the load.
+//
+// Learn it in: lesson 07, step 1 ("Loading with no context")
+LoadedLibrary loadPreferringOverride(const std::string& overridePath, const void* embedded, std::size_t embeddedSize) {
+  wb::notDone();
+}
+
+}  // namespace ex07

@@ -1,0 +1,54 @@
+// Lesson 08's exercises. Replace each body with your solution, then run ctest -R exercise08.
+
+// The starting bodies use none of their parameters yet (warnings are errors in some builds).
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+#include "exercises.hpp"
+#include "exercise.hpp"
+
+namespace ex08 {
+
+// Exercise 1 of 2 (count-everywhere): A counter accumulated on every device through one managed variable
+//
+// Task: A job runs its work in several contexts, on every device and in contexts the application
+// created itself, and wants one total at the end without copying a counter back from each. Write
+// countEverywhere: set the library's __managed__ variable managedCounter to 0, launch count with
+// threads[i] threads in contexts[i] for every i (the kernel adds 1 per thread to both counters),
+// and return the total managedCounter holds once every launch is done. Read it through the one
+// pointer cuLibraryGetManaged gives, as the host reads any memory, and only when no kernel can
+// still be adding to it. The kernel's atomicAdd is atomic among the threads of one device only:
+// do not let kernels on two devices add to the variable at the same time. Leave the calling
+// thread's current context as you found it.
+//
+// The check: exercise08.count-everywhere passes every device's primary context and a context
+// created on device 0 (the caller's current one), calls countEverywhere twice with different
+// thread counts, and verifies that each call returned the sum of its counts, that managedCounter
+// holds the second sum, that each context's own deviceCounter counted exactly the threads
+// launched in it, and that the caller's context was current again after each call.
+//
+// Learn it in: lesson 08, step 3 ("Counting, and why the host waits")
+unsigned long long countEverywhere(CUlibrary counters, const std::vector<CUcontext>& contexts,
+                                   const std::vector<unsigned>& threads) {
+  wb::notDone();
+}
+
+// Exercise 2 of 2 (reset-per-context): A per-context counter reset in every context, not once per device
+//
+// Task: The library's __device__ variable deviceCounter is a per-context statistic: each context
+// that uses the library has its own copy, even two contexts on one device. Between two runs of a
+// job the statistic must start from 0 everywhere, while managedCounter, the process-wide total,
+// keeps its value. Write resetPerContext: set deviceCounter to 0 in every one of contexts. Find
+// each copy with cuLibraryGetGlobal while its own context is current, and leave the calling
+// thread's current context as you found it.
+//
+// The check: exercise08.reset-per-context launches count in every device's primary context and in
+// two contexts created on device 0, calls resetPerContext with all of them, and verifies that
+// deviceCounter then reads 0 in each one, that managedCounter kept its total, and that the
+// caller's context was current again.
+//
+// Learn it in: lesson 08, step 4 ("One copy per context")
+void resetPerContext(CUlibrary counters, const std::vector<CUcontext>& contexts) {
+  wb::notDone();
+}
+
+}  // namespace ex08

@@ -1,0 +1,88 @@
+// Lesson 09's exercises. Replace each body with your solution, then run ctest -R exercise09.
+
+// The starting bodies use none of their parameters and members yet (warnings are errors in some
+// builds; Clang's warning about a private member must be silenced before the class is declared).
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wunused-private-field"
+#endif
+
+#include "exercises.hpp"
+#include "exercise.hpp"
+
+namespace ex09 {
+
+// Exercise 1 of 3 (pipeline): A chunked copy/compute pipeline in two streams
+//
+// Task: A server uploads a batch and runs a kernel over it. Done one after the other, the copy
+// engine idles while the kernel runs and the SMs idle while the copy runs. Write pipeline: split
+// the n floats at host (pinned memory) into `chunks` parts (the last one takes the remainder); for
+// each part, copy it to the same offset of device in stream copies, and launch burn(device +
+// offset, the part's length, rounds) with kBurnBlocks blocks of kBurnThreads threads in stream
+// compute, where it must not start before its own part has arrived. Then part i + 1 is copied
+// while part i is burned. Only enqueue: return before any of it has run. The caller synchronises
+// both streams.
+//
+// The check: exercise09.pipeline holds copies with a gate kernel, calls pipeline, and verifies that
+// it returned while the gate was still closed, and that once the streams ran every element equals
+// a reference burned on the GPU after a plain copy. Then it times, in this run, copying all parts
+// alone, burning them alone (with rounds chosen so both take about as long) and the pipeline, and
+// verifies that the pipeline saved at least 0.8 of what a perfect overlap would: its time is at
+// most sum - 0.8 * (sum - ideal), with sum = copy + burn and ideal = max + min / chunks.
+//
+// Learn it in: lesson 09, step 3 ("Overlapping a copy with a kernel"), and step 4 ("cuStreamWaitEvent orders work across streams")
+void pipeline(CUfunction burn, const float* host, CUdeviceptr device, unsigned n, unsigned chunks, unsigned rounds,
+              CUstream copies, CUstream compute) {
+  wb::notDone();
+}
+
+// Exercise 2 of 3 (preload-kernels): Every kernel of a library loaded before a gate closes
+//
+// Task: Under lazy loading (the default) a kernel is loaded into a context at its first launch, and
+// loading may wait for the kernels already running there. Code that needs two kernels to run at
+// the same time, one waiting on a flag the other sets, as lesson 09's gate waits on the host, then
+// waits until the first gives up, or forever. Write preloadKernels: load every kernel of library
+// into the current context now, so that no later launch there has to. You cannot launch them to do
+// it (you know none of their parameters): list the library's kernels, get each one's CUfunction in
+// the current context, and make sure each is fully loaded.
+//
+// The check: exercise09.preload-kernels loads streams.fatbin afresh with device 0's primary context
+// current and calls preloadKernels. Then it launches the gate kernel in one stream and a stamp
+// kernel in another, and verifies that the stamp ran while the gate was still waiting; and that
+// every function of the library's module in that context reports itself loaded
+// (cuLibraryGetModule, cuModuleEnumerateFunctions, cuFuncIsLoaded).
+//
+// Learn it in: lesson 07, step 2 ("What is in it"), and lesson 09's section "Pending work on purpose: the gate"
+void preloadKernels(CUlibrary library) {
+  wb::notDone();
+}
+
+// Exercise 3 of 3 (staging-ring): A staging buffer reused only after the copy that reads it has run
+//
+// Task: A producer thread uploads frames from ordinary (pageable) memory. It must never block on
+// the GPU: when the GPU falls behind, it drops the frame or tries again later; and it reuses its
+// own memory as soon as an upload call returns. Write StagingRing. The constructor allocates
+// `buffers` staging buffers of bytesEach bytes in pinned memory, with an event each. tryUpload
+// takes the ring's next buffer: if that buffer's last copy has not run yet, it returns false and
+// does nothing; otherwise it copies src into the buffer, enqueues the copy from the buffer to dst
+// in stream, records the buffer's event right behind it, moves the ring on and returns true,
+// before the copy has run. The destructor waits for the buffers' last copies and frees everything.
+//
+// The check: exercise09.staging-ring makes a ring of two buffers and, with a gate kernel holding the
+// stream, uploads three frames, overwriting each source right after its call. It verifies that
+// the first two were accepted and the third refused while the gate was still closed; and, once the
+// gate opened and the stream ran, that the device holds the first two frames as they were passed,
+// that the refused frame wrote nothing, and that the same upload is accepted now.
+//
+// Learn it in: lesson 09, step 2 ("Asynchronous copies need pinned memory"), and step 1 ("A stream is a queue")
+StagingRing::StagingRing(unsigned buffers, std::size_t bytesEach) {
+  wb::notDone();
+}
+
+StagingRing::~StagingRing() {}
+
+bool StagingRing::tryUpload(const void* src, std::size_t bytes, CUdeviceptr dst, CUstream stream) {
+  wb::notDone();
+}
+
+}  // namespace ex09

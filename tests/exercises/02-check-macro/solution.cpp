@@ -1,0 +1,51 @@
+// Reference solutions of lesson 02's exercises.
+#include "exercises.hpp"
+
+#include <cstdio>
+#include <new>
+#include <stdexcept>
+
+namespace ex02 {
+
+// The macro captured the call's text, file and line where it was written; this function only
+// decides. Throwing through CU_CHECK(rc) here would report "rc" at this line: every failure in the
+// program would point at the helper instead of the call.
+CUresult checkAllowing(CUresult rc, CUresult allowed, const char* call, const char* file, int line) {
+  if (rc == CUDA_SUCCESS || rc == allowed) return rc;
+  wb::throwDriverError(rc, call, file, line);
+}
+
+namespace {
+
+// snprintf cuts to capacity - 1 characters and terminates; with capacity 0 it writes nothing, and
+// the buffer may then be NULL.
+void put(char* message, size_t capacity, const char* text) {
+  if (capacity > 0) std::snprintf(message, capacity, "%s", text);
+}
+
+}  // namespace
+
+// The most specific handler first: wb::DriverError is a std::runtime_error, so a std::exception
+// handler ahead of it would turn every driver error into CUDA_ERROR_UNKNOWN. catch (...) keeps
+// anything else from crossing the C boundary, where unwinding is undefined.
+CUresult callGuarded(const std::function<void()>& body, char* message, size_t capacity) {
+  try {
+    body();
+    put(message, capacity, "");
+    return CUDA_SUCCESS;
+  } catch (const wb::DriverError& e) {
+    put(message, capacity, e.what());
+    return e.code();
+  } catch (const std::bad_alloc& e) {
+    put(message, capacity, e.what());
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    put(message, capacity, e.what());
+    return CUDA_ERROR_UNKNOWN;
+  } catch (...) {
+    put(message, capacity, "an exception that is not a std::exception");
+    return CUDA_ERROR_UNKNOWN;
+  }
+}
+
+}  // namespace ex02
