@@ -26,11 +26,10 @@ workbook_generate_error_table("${OUT_DIR}/cuda_error_table.inc" "${EXTRA_INCLUDE
 
 file(GLOB sources "${SOURCE_DIR}/common/*.cpp" "${SOURCE_DIR}/lessons/*/*.cpp" "${SOURCE_DIR}/tests/*.cpp"
      "${SOURCE_DIR}/tests/exercises/*.cpp" "${SOURCE_DIR}/tests/exercises/*/*.cpp" "${SOURCE_DIR}/cmake/gpu_launcher.cpp")
-# Each lesson's folder is on the include path: a lesson's test includes its headers (lesson 11's
-# runtime_kernel.hpp, every lesson's exercises.hpp).
-file(GLOB lesson_dirs LIST_DIRECTORIES true "${SOURCE_DIR}/lessons/[0-9][0-9]-*")
+# The include path of the build: the exercise checks include "check.hpp" and "05-memory/exercises.hpp";
+# a lesson's own folder comes first for its sources (below), as its CMake targets have it.
 set(flags -std=c++17 -fsyntax-only -Wall -Wextra "-I${EXTRA_INCLUDE}" "-I${OUT_DIR}")
-foreach(dir IN LISTS INCLUDES lesson_dirs)
+foreach(dir IN LISTS INCLUDES ITEMS "${SOURCE_DIR}/tests/exercises" "${SOURCE_DIR}/lessons")
   list(APPEND flags "-I${dir}")
 endforeach()
 foreach(def IN LISTS DEFINES)
@@ -56,7 +55,16 @@ foreach(src IN LISTS sources)
     list(APPEND unchecked "${name}")
     continue()
   endif()
-  execute_process(COMMAND "${COMPILER}" ${flags} "${src}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  # A lesson's test, its exercise checks, solutions and wrong variants include its headers
+  # (exercises.hpp, lesson 11's runtime_kernel.hpp) from lessons/NN-name/.
+  set(own "")
+  if(name MATCHES "^(lessons|tests/exercises)/([0-9][0-9]-[a-z0-9-]+)/")
+    set(own "-I${SOURCE_DIR}/lessons/${CMAKE_MATCH_2}")
+  elseif(name MATCHES "^tests/(lesson|exercises/exercise)([0-9][0-9])_")
+    file(GLOB own LIST_DIRECTORIES true "${SOURCE_DIR}/lessons/${CMAKE_MATCH_2}-*")
+    set(own "-I${own}")
+  endif()
+  execute_process(COMMAND "${COMPILER}" ${own} ${flags} "${src}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(rc EQUAL 0)
     message("ok      ${name}")
   else()

@@ -290,6 +290,8 @@ struct FindRuns {
 //! [find-the-launch]
 
 //! [find-the-launch-check]
+void sanitizerFindings(FindRuns& runs);
+
 void findTheLaunch(FindRuns& runs) {
   // Which call each way blames: the copy after the launch, or the launch itself.
   const std::tuple<const char*, std::future<wb::ProcessEnd>*, const char*> ways[] = {
@@ -313,6 +315,12 @@ void findTheLaunch(FindRuns& runs) {
                     : "left out of this run (WORKBOOK_SKIP_SANITIZER_RUN is set); run the program itself to see it");
     return;
   }
+  sanitizerFindings(runs);
+}
+//! [find-the-launch-check]
+
+//! [find-the-launch-sanitizer]
+void sanitizerFindings(FindRuns& runs) {
   const wb::ProcessEnd end = runs.sanitized.get();
   std::printf("  under compute-sanitizer, its first findings:\n");
   std::stringstream ss(end.output);
@@ -325,7 +333,7 @@ void findTheLaunch(FindRuns& runs) {
   wb::expect(end.output.find("Invalid __global__ write") != std::string::npos,
              "compute-sanitizer naming the invalid write", shown ? "it reported something else" : howItEnded(end));
 }
-//! [find-the-launch-check]
+//! [find-the-launch-sanitizer]
 
 //! [supervisor]
 // Runs the job in worker processes. A worker prints "chunk <c> <sum>" per finished chunk; when it
