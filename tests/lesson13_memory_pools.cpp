@@ -452,7 +452,7 @@ TEST_SUITE("reuse-policies") {
 }
 
 TEST_SUITE("context-destroy") {
-  TEST_CASE("a pool's block belongs to no context: cuCtxDestroy leaves it allocated, and an explicit cuMemFree gives it back") {
+  TEST_CASE("a pool's block belongs to no context: cuCtxDestroy leaves it allocated, and an explicit free in another context's stream gives it back") {
     Lab lab;
     Pool pool(lab.dev());
     CUdeviceptr pooled = 0;
@@ -470,7 +470,9 @@ TEST_SUITE("context-destroy") {
     }
     CHECK(wbt::current() == lab.primary.get());
     CHECK(pool.used() >= kBlock);
-    CHECK(cuMemFree(pooled) == CUDA_SUCCESS);
+    Stream s;  // in the primary context: a stream of any context may free a pool's block
+    CHECK(cuMemFreeAsync(pooled, s.get()) == CUDA_SUCCESS);
+    s.sync();
     CHECK(pool.used() == 0);
   }
 }

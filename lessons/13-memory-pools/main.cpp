@@ -445,9 +445,12 @@ void contextDestroy(CUdevice dev) {
   std::printf("after cuCtxDestroy the pool counts %s in use, %s reserved\n", bytes(used).c_str(),
               bytes(reservedIn(pool)).c_str());
   wb::expect(used >= kBig, "the block outliving its context", "the pool counts it free");
-  CU_CHECK(cuMemFree(pooled));  // a pool's block: no implicit synchronisation, and nothing uses it
+  CUstream free = newStream();  // in the primary context, current again
+  CU_CHECK(cuMemFreeAsync(pooled, free));
+  CU_CHECK(cuStreamSynchronize(free));
+  CU_CHECK(cuStreamDestroy(free));
   const cuuint64_t after = poolStat(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
-  std::printf("after cuMemFree: %s in use\n", bytes(after).c_str());
+  std::printf("after cuMemFreeAsync in another context's stream, synchronised: %s in use\n", bytes(after).c_str());
   wb::expect(after == 0, "the explicit free giving the block back", "it is still in use");
   CU_CHECK(cuMemPoolDestroy(pool));
 }
