@@ -1,4 +1,5 @@
-# cmake -DEXTRA_INCLUDE=<dir holding another toolkit's cuda.h> -DCOMPILER=<c++> -DSOURCE_DIR=<repo>
+# cmake -DEXTRA_INCLUDE=<dir holding another toolkit's cuda.h> -DTOOLKIT_INCLUDE=<this build's toolkit include dir>
+#       -DCOMPILER=<c++> -DSOURCE_DIR=<repo>
 #       -DOUT_DIR=<scratch> -DINCLUDES=<list> -DDEFINES=<list> -P CheckOtherHeaders.cmake
 # (ctest common.cuda12-headers)
 #
@@ -55,6 +56,25 @@ foreach(src IN LISTS sources)
     list(APPEND unchecked "${name}")
     continue()
   endif()
+  # The libraries beside the driver (NVRTC, nvJitLink) have headers of their own that do not include
+  # cuda.h. Where the second folder lacks them, they come from this build's toolkit, searched after
+  # it: the source's Driver API calls are still checked against the second cuda.h, and the line says
+  # which headers were not.
+  file(STRINGS "${src}" library_includes REGEX "^#include <(nvrtc|nvJitLink)\\.h>")
+  set(borrowed "")
+  foreach(inc IN LISTS library_includes)
+    string(REGEX REPLACE "^#include <([^>]+)>.*$" "\\1" header "${inc}")
+    if(NOT EXISTS "${EXTRA_INCLUDE}/${header}")
+      list(APPEND borrowed "${header}")
+    endif()
+  endforeach()
+  set(after "")
+  set(note "")
+  if(borrowed)
+    set(after "-idirafter" "${TOOLKIT_INCLUDE}")
+    string(REPLACE ";" ", " borrowed "${borrowed}")
+    set(note " (cuda.h from ${version}; ${borrowed} from this build's toolkit, which ${EXTRA_INCLUDE} lacks)")
+  endif()
   # A lesson's test, its exercise checks, solutions and wrong variants include its headers
   # (exercises.hpp, lesson 11's runtime_kernel.hpp) from lessons/NN-name/.
   set(own "")
@@ -64,9 +84,9 @@ foreach(src IN LISTS sources)
     file(GLOB own LIST_DIRECTORIES true "${SOURCE_DIR}/lessons/${CMAKE_MATCH_2}-*")
     set(own "-I${own}")
   endif()
-  execute_process(COMMAND "${COMPILER}" ${own} ${flags} "${src}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  execute_process(COMMAND "${COMPILER}" ${own} ${flags} ${after} "${src}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(rc EQUAL 0)
-    message("ok      ${name}")
+    message("ok      ${name}${note}")
   else()
     message("${out}")
     message("FAILED  ${name}")
