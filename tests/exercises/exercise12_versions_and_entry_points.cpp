@@ -1,0 +1,318 @@
+// The checks of lesson 12's exercises (lessons/12-versions-and-entry-points/exercises.cpp). The
+// image loads run in child processes (this binary again, one test case each), so that the driver's
+// JIT settings are the ones each check chooses, whatever the shell that started it sets: the
+// driver reads them once, at cuInit (lesson 12 shows the same for its own children).
+#include "check.hpp"
+#include "scratch.hpp"
+#include "12-versions-and-entry-points/exercises.hpp"
+
+#include <cudaTypedefs.h>
+
+#include <cctype>
+#include <string>
+#include <vector>
+
+namespace {
+
+// "12.8" for 12080.
+std::string majorMinor(int version) { return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10); }
+
+// Whether text names version as major.minor on its own: "12.8" in "CUDA 12.8," but not in "12.80" or "112.8".
+bool names(const std::string& text, int version) {
+  const std::string v = majorMinor(version);
+  for (size_t at = text.find(v); at != std::string::npos; at = text.find(v, at + 1)) {
+    const bool before = at > 0 && (std::isdigit(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '.');
+    const size_t end = at + v.size();
+    const bool after = end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]));
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+const char* levelName(ex12::Compatibility c) {
+  switch (c) {
+    case ex12::Compatibility::Full: return "Full";
+    case ex12::Compatibility::MinorVersion: return "MinorVersion";
+    case ex12::Compatibility::None: return "None";
+  }
+  return "not a Compatibility";
+}
+
+const char* statusName(ex12::EntryPoint s) {
+  switch (s) {
+    case ex12::EntryPoint::Found: return "Found";
+    case ex12::EntryPoint::NotInDriver: return "NotInDriver";
+    case ex12::EntryPoint::NotInVersion: return "NotInVersion";
+    case ex12::EntryPoint::BeyondDriver: return "BeyondDriver";
+  }
+  return "not an EntryPoint";
+}
+
+int driverVersion() {
+  int version = 0;
+  CU_CHECK(cuDriverGetVersion(&version));
+  return version;
+}
+
+unsigned deviceArch(CUdevice dev) {
+  return 10 * wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) +
+         wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+}
+
+// The built cubin a device of architecture arch runs: the same major version, the highest minor not
+// above its own ("" when the build has none).
+std::string ownCubin(unsigned arch) {
+  std::string found;
+  for (unsigned built : wb::builtArchitectures())
+    if (built / 10 == arch / 10 && built <= arch) found = "vector_ops.sm_" + std::to_string(built) + ".cubin";
+  return found;
+}
+
+// A built cubin of another major version, which such a device cannot run.
+std::string foreignCubin(unsigned arch) {
+  for (unsigned built : wb::builtArchitectures())
+    if (built / 10 != arch / 10) return "vector_ops.sm_" + std::to_string(built) + ".cubin";
+  return "";
+}
+
+// The primary context of device 0, current.
+struct Lab {
+  wbt::RetainedPrimary primary{(wbt::initDriver(), wbt::device(0))};
+  wbt::Pushed current{primary.get()};
+};
+
+// A module loadKernel returned, unloaded at scope exit.
+struct Unload {
+  CUmodule module = nullptr;
+  ~Unload() {
+    if (module) cuModuleUnload(module);
+  }
+};
+
+// Whether the kernel loadKernel gave (fill) and scale from its module compute 2 * 3 + 1 everywhere.
+bool computes(const ex12::LoadedKernel& k) {
+  CUfunction scale = nullptr;
+  if (!k.module || !k.function || cuModuleGetFunction(&scale, k.module, "scale") != CUDA_SUCCESS) return false;
+  return wb::mismatches(wb::fillAndScale(k.function, scale, 4096, 2.0f, 3.0f, 1.0f), 7.0f) == 0;
+}
+
+// The JIT settings of a child, whatever this process's environment holds: a cache folder of its own
+// (empty, and off when the JIT is forbidden, so that no earlier compile can answer), nothing forced,
+// and the JIT allowed or forbidden.
+std::vector<std::string> jitSettings(const std::string& cache, bool forbidden) {
+  return {"CUDA_CACHE_PATH=" + cache,
+          forbidden ? "CUDA_CACHE_DISABLE=1" : "CUDA_CACHE_DISABLE=0",
+          "CUDA_CACHE_MAXSIZE=1073741824",
+          "CUDA_FORCE_PTX_JIT",
+          "CUDA_FORCE_JIT",
+          forbidden ? "CUDA_DISABLE_PTX_JIT=1" : "CUDA_DISABLE_PTX_JIT",
+          forbidden ? "CUDA_DISABLE_JIT=1" : "CUDA_DISABLE_JIT"};
+}
+
+// This check again, running one test case in a child with the environment changed by env
+// ("NAME=value" sets, a bare "NAME" removes), ended after 30 s. A child that reached a starting body
+// makes this check "not done" too; one that skipped (exit 77) makes it skipped, with its output.
+wbx::ChildResult runChild(const std::string& testCase, std::vector<std::string> env) {
+  env.push_back("WORKBOOK_CHILD=1");
+  env.push_back("WORKBOOK_EXERCISE_RESULTS");
+  const wb::ProcessEnd end = wb::runProcess({wb::selfPath(), "--test-case=" + testCase, "--no-version"}, env, 30);
+  const size_t notDone = end.output.find("NOT DONE: ");
+  if (notDone != std::string::npos) {
+    const size_t from = notDone + 10;
+    throw wb::NotDone(end.output.substr(from, end.output.find(' ', from) - from));
+  }
+  if (end.signal == 0 && !end.timedOut && end.code == 77) throw wbx::Skipped(end.output);
+  return {end.signal != 0, end.timedOut, end.code, end.output};
+}
+
+// The parent's part: the architecture's cubins exist, and the child ran to a clean end.
+void runLoadChild(const std::string& testCase, bool jitForbidden) {
+  wbt::initDriver();
+  const unsigned arch = deviceArch(wbt::device(0));
+  if (ownCubin(arch).empty() || foreignCubin(arch).empty())
+    throw wbx::Skipped("the build has no cubin for this device's architecture sm_" + std::to_string(arch) +
+                       " (or none for another): see WORKBOOK_CUDA_ARCHS");
+  wb::ScratchDir dir;
+  const wbx::ChildResult child = runChild(testCase, jitSettings(dir.path() + "/cache", jitForbidden));
+  const std::string output = child.output;
+  CAPTURE(output);
+  CHECK_FALSE(child.timedOut);
+  CHECK_FALSE(child.crashed);
+  CHECK_MESSAGE(child.code == 0, "the child's checks failed (its output is above)");
+}
+
+}  // namespace
+
+EXERCISE("entry-point", "A driver function looked up by name and version, every answer told apart",
+         "cuGetProcAddress(symbol, &pfn, cudaVersion, CU_GET_PROC_ADDRESS_DEFAULT, &status) is the five-argument "
+         "form (cuGetProcAddress_v2, CUDA 12.0). It returns CUDA_ERROR_INVALID_VALUE for a version newer than the "
+         "driver (cuDriverGetVersion says which that is). Otherwise read status, not pfn: "
+         "CU_GET_PROC_ADDRESS_SUCCESS, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND and "
+         "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT all come with CUDA_SUCCESS, and a null pointer alone does not "
+         "say which of the last two it was.") {
+  TEST_CASE("cuMemAlloc, cuMemFree and cuDriverGetVersion as of CUDA 12.0 are Found, and work through their types from cudaTypedefs.h") {
+    wbt::initDriver();
+    const ex12::Resolved alloc = ex12::resolveEntryPoint("cuMemAlloc", 12000);
+    const ex12::Resolved release = ex12::resolveEntryPoint("cuMemFree", 12000);
+    const ex12::Resolved version = ex12::resolveEntryPoint("cuDriverGetVersion", 12000);
+    const std::string allocStatus = statusName(alloc.status), freeStatus = statusName(release.status),
+                      versionStatus = statusName(version.status);
+    CAPTURE(allocStatus);
+    CAPTURE(freeStatus);
+    CAPTURE(versionStatus);
+    CHECK(alloc.status == ex12::EntryPoint::Found);
+    CHECK(release.status == ex12::EntryPoint::Found);
+    CHECK(version.status == ex12::EntryPoint::Found);
+    REQUIRE(alloc.pfn != nullptr);
+    REQUIRE(release.pfn != nullptr);
+    REQUIRE(version.pfn != nullptr);
+    Lab lab;
+    CUdeviceptr p = 0;
+    CHECK(reinterpret_cast<PFN_cuMemAlloc_v3020>(alloc.pfn)(&p, 4096) == CUDA_SUCCESS);
+    CHECK(p != 0);
+    if (p) {
+      CHECK(reinterpret_cast<PFN_cuMemFree_v3020>(release.pfn)(p) == CUDA_SUCCESS);
+    }
+    int through = 0;
+    CHECK(reinterpret_cast<PFN_cuDriverGetVersion_v2020>(version.pfn)(&through) == CUDA_SUCCESS);
+    CHECK(through == driverVersion());
+  }
+
+  TEST_CASE("an unknown name is NotInDriver, a version older than the function NotInVersion, one newer than the driver BeyondDriver, each with no pointer") {
+    wbt::initDriver();
+    const ex12::Resolved unknown = ex12::resolveEntryPoint("cuNoSuchFunction", 12000);
+    const ex12::Resolved tooOld = ex12::resolveEntryPoint("cuLibraryLoadData", 11080);  // cuLibrary* arrived in 12.0
+    const int beyond = (driverVersion() / 1000 + 1) * 1000;
+    const ex12::Resolved future = ex12::resolveEntryPoint("cuMemAlloc", beyond);
+    const std::string unknownStatus = statusName(unknown.status), tooOldStatus = statusName(tooOld.status),
+                      futureStatus = statusName(future.status);
+    CAPTURE(unknownStatus);
+    CAPTURE(tooOldStatus);
+    CAPTURE(futureStatus);
+    CAPTURE(beyond);
+    CHECK(unknown.status == ex12::EntryPoint::NotInDriver);
+    CHECK(unknown.pfn == nullptr);
+    CHECK_MESSAGE(tooOld.status == ex12::EntryPoint::NotInVersion,
+                  "cuLibraryLoadData exists in this driver: as of 11.8 the version asked for is not sufficient "
+                  "(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT), which a null pointer alone does not tell");
+    CHECK(tooOld.pfn == nullptr);
+    CHECK(future.status == ex12::EntryPoint::BeyondDriver);
+    CHECK(future.pfn == nullptr);
+  }
+}
+
+EXERCISE("version-check", "A start-up check of the driver against the toolkit the program was built with",
+         "Compare the major versions (v / 1000) first: a driver of an older major version is None, whatever the "
+         "minor versions. With the same major version, an older driver is MinorVersion, not None: comparing the "
+         "whole numbers (12040 against 12080) refuses programs the driver runs. A driver at least as new as the "
+         "toolkit is Full, across major versions too. major.minor is v / 1000 and v % 1000 / 10: 12080 is 12.8.") {
+  TEST_CASE("eight version pairs: the level the compatibility guide gives, and a message that names both versions as major.minor") {
+    struct Pair {
+      int driver, toolkit;
+      ex12::Compatibility level;
+    };
+    const Pair pairs[] = {
+        {13000, 13000, ex12::Compatibility::Full},          {13020, 13000, ex12::Compatibility::Full},
+        {13000, 12080, ex12::Compatibility::Full},          {12080, 12040, ex12::Compatibility::Full},
+        {12040, 12080, ex12::Compatibility::MinorVersion},  {13000, 13020, ex12::Compatibility::MinorVersion},
+        {12080, 13000, ex12::Compatibility::None},          {11080, 12000, ex12::Compatibility::None},
+    };
+    for (const Pair& pair : pairs) {
+      const ex12::VersionCheck got = ex12::checkVersions(pair.driver, pair.toolkit);
+      const std::string driver = majorMinor(pair.driver), toolkit = majorMinor(pair.toolkit);
+      const std::string level = levelName(got.level), expected = levelName(pair.level), message = got.message;
+      CAPTURE(driver);
+      CAPTURE(toolkit);
+      CAPTURE(message);
+      CHECK_MESSAGE(level == expected, ("the driver supports CUDA " + driver + ", the program was built with CUDA " +
+                                            toolkit + ": expected " + expected + ", got " + level));
+      CHECK_MESSAGE(names(got.message, pair.driver), ("the message does not name the driver's version as " + driver));
+      CHECK_MESSAGE(names(got.message, pair.toolkit), ("the message does not name the toolkit's version as " + toolkit));
+    }
+  }
+
+  TEST_CASE("checkThisProcess says what checkVersions says for cuDriverGetVersion and CUDA_VERSION") {
+    const ex12::VersionCheck here = ex12::checkThisProcess();
+    wbt::initDriver();
+    const ex12::VersionCheck expected = ex12::checkVersions(driverVersion(), CUDA_VERSION);
+    const std::string level = levelName(here.level), expectedLevel = levelName(expected.level);
+    CAPTURE(level);
+    CAPTURE(expectedLevel);
+    CHECK(here.level == expected.level);
+    CHECK(here.message == expected.message);
+    CHECK_MESSAGE(names(here.message, CUDA_VERSION),
+                  ("the message does not name CUDA_VERSION as " + majorMinor(CUDA_VERSION)));
+  }
+}
+
+EXERCISE("cubin-or-ptx", "A kernel from the cubin for this GPU, or from PTX where the cubin cannot run",
+         "cuModuleLoadData(&module, cubin.data()), then cuModuleGetFunction(&function, module, name); on an error "
+         "from either, cuModuleUnload the module if there is one, and do the same with ptx.data(). Try the cubin "
+         "first: PTX loads on every GPU, but costs a compile at every cold start. A cubin for another "
+         "architecture gets CUDA_ERROR_NO_BINARY_FOR_GPU; with the JIT forbidden, the PTX's load or its first "
+         "function says why it failed: throw that one (CU_CHECK does).") {
+  // In the children: the driver read the JIT settings the parent chose (jitSettings) at cuInit.
+  TEST_CASE("child: loadKernel with the JIT allowed" * doctest::skip(!wbt::inChild())) {
+    Lab lab;
+    const unsigned arch = deviceArch(wbt::device(0));
+    const std::vector<char> ptx = wb::readVerifiedImage("vector_ops.ptx");
+    const std::vector<char> own = wb::readVerifiedImage(ownCubin(arch)), foreign = wb::readVerifiedImage(foreignCubin(arch));
+    Unload mine, other;
+    const ex12::LoadedKernel fromOwn = ex12::loadKernel(own, ptx, "fill");
+    mine.module = fromOwn.module;
+    CHECK_MESSAGE(!fromOwn.fromPtx, "the kernel came from the PTX although the cubin for this device loads: a cold "
+                                    "start pays a compile it did not need");
+    CHECK_MESSAGE(computes(fromOwn), "fill and scale from the module of the device's own cubin computed wrong");
+    const ex12::LoadedKernel fromForeign = ex12::loadKernel(foreign, ptx, "fill");
+    other.module = fromForeign.module;
+    CHECK_MESSAGE(fromForeign.fromPtx, "with a cubin for another architecture the kernel must come from the PTX");
+    CHECK_MESSAGE(computes(fromForeign), "fill and scale from the module of the PTX computed wrong");
+  }
+
+  TEST_CASE("child: loadKernel with the JIT forbidden" * doctest::skip(!wbt::inChild())) {
+    Lab lab;
+    const unsigned arch = deviceArch(wbt::device(0));
+    const std::vector<char> ptx = wb::readVerifiedImage("vector_ops.ptx");
+    const std::vector<char> own = wb::readVerifiedImage(ownCubin(arch)), foreign = wb::readVerifiedImage(foreignCubin(arch));
+    Unload mine;
+    const ex12::LoadedKernel fromOwn = ex12::loadKernel(own, ptx, "fill");
+    mine.module = fromOwn.module;
+    CHECK_MESSAGE(!fromOwn.fromPtx, "the kernel came from the PTX although the cubin for this device loads");
+    CHECK_MESSAGE(computes(fromOwn), "fill and scale from the module of the device's own cubin computed wrong");
+    bool threw = false;
+    CUresult thrown = CUDA_SUCCESS;
+    {
+      Unload unexpected;
+      try {
+        unexpected.module = ex12::loadKernel(foreign, ptx, "fill").module;
+      } catch (const wb::DriverError& e) {
+        threw = true;
+        thrown = e.code();
+      }
+    }
+    // What the PTX alone gets here, loaded by the check itself: the error loadKernel must throw.
+    CUmodule module = nullptr;
+    CUfunction fill = nullptr;
+    CUresult ptxAlone = cuModuleLoadData(&module, ptx.data());
+    if (ptxAlone == CUDA_SUCCESS) {
+      ptxAlone = cuModuleGetFunction(&fill, module, "fill");
+      cuModuleUnload(module);
+    }
+    if (ptxAlone == CUDA_SUCCESS)
+      throw wbx::Skipped("this driver compiled the PTX under CUDA_DISABLE_PTX_JIT=1: the JIT is not forbidden here");
+    const std::string thrownName = wb::errorName(thrown), ptxName = wb::errorName(ptxAlone);
+    CAPTURE(thrownName);
+    CAPTURE(ptxName);
+    CHECK_MESSAGE(threw, "loadKernel did not throw wb::DriverError although neither image can be used here");
+    CHECK_MESSAGE(thrown == ptxAlone, "the error thrown is not the PTX's: the cubin's error is expected on another "
+                                      "GPU and does not say why the fallback failed");
+  }
+
+  TEST_CASE("with the JIT allowed: the device's own cubin is used, and a cubin for another architecture falls back to the PTX") {
+    runLoadChild("child: loadKernel with the JIT allowed", false);
+  }
+
+  TEST_CASE("with the JIT forbidden: the device's own cubin still loads, and the fallback fails with the PTX's own error") {
+    runLoadChild("child: loadKernel with the JIT forbidden", true);
+  }
+}
