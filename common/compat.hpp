@@ -3,6 +3,8 @@
 
 #include <cuda.h>
 
+#include <cstddef>
+
 namespace wb {
 
 // cuCtxCreate changed shape in CUDA 13.0. Up to 12.x the default cuCtxCreate is
@@ -20,5 +22,34 @@ inline CUresult createContext(CUcontext* ctx, unsigned int flags, CUdevice dev) 
 #endif
 }
 //! [create-context]
+
+// Graph calls that gained an edge-data argument (CUgraphEdgeData, CUDA 12.3) as their default form
+// in CUDA 13.0. Up to 12.x the unversioned names keep the old argument lists:
+//   cuStreamGetCaptureInfo -> cuStreamGetCaptureInfo_v2 (12.x), _v3 (13.0): edgeData_out before the count
+//   cuGraphAddNode         -> cuGraphAddNode (12.x), cuGraphAddNode_v2 (13.0): dependencyData before the count
+// Passing NULL edge data asks for the default edges, which is all that stream capture and the
+// graph calls without edge data ever make.
+//! [graph-edge-data]
+inline CUresult streamCaptureInfo(CUstream stream, CUstreamCaptureStatus* status, cuuint64_t* id = nullptr,
+                                  CUgraph* graph = nullptr, const CUgraphNode** dependencies = nullptr,
+                                  size_t* count = nullptr) {
+#if CUDA_VERSION >= 13000
+  return cuStreamGetCaptureInfo(stream, status, id, graph, dependencies, nullptr, count);
+#else
+  return cuStreamGetCaptureInfo(stream, status, id, graph, dependencies, count);
+#endif
+}
+
+#if CUDA_VERSION >= 12040  // CUgraphNodeParams: the course uses it (for conditional nodes) from 12.4
+inline CUresult graphAddNode(CUgraphNode* node, CUgraph graph, const CUgraphNode* dependencies, size_t count,
+                             CUgraphNodeParams* params) {
+#if CUDA_VERSION >= 13000
+  return cuGraphAddNode(node, graph, dependencies, nullptr, count, params);
+#else
+  return cuGraphAddNode(node, graph, dependencies, count, params);
+#endif
+}
+#endif
+//! [graph-edge-data]
 
 }  // namespace wb
