@@ -309,6 +309,39 @@ TEST_SUITE("capture-rules") {
     }
   }
 
+  TEST_CASE("synchronising or querying the capturing stream fails and invalidates a THREAD_LOCAL or RELAXED capture too, and cuCtxSynchronize a THREAD_LOCAL one") {
+    Lab lab;
+    struct Case {
+      CUstreamCaptureMode mode;
+      const char* name;
+      CUresult (*call)(CUstream);
+    };
+    const Case cases[] = {
+        {CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, "cuStreamSynchronize", [](CUstream s) { return cuStreamSynchronize(s); }},
+        {CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, "cuStreamQuery", [](CUstream s) { return cuStreamQuery(s); }},
+        {CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, "cuCtxSynchronize", [](CUstream) { return cuCtxSynchronize(); }},
+        {CU_STREAM_CAPTURE_MODE_RELAXED, "cuStreamSynchronize", [](CUstream s) { return cuStreamSynchronize(s); }},
+        {CU_STREAM_CAPTURE_MODE_RELAXED, "cuStreamQuery", [](CUstream s) { return cuStreamQuery(s); }}};
+    for (const Case& c : cases) {
+      const int mode = static_cast<int>(c.mode);
+      CAPTURE(mode);
+      CAPTURE(c.name);
+      wb::PinnedWords words(2);
+      Stream s;
+      REQUIRE(cuStreamBeginCapture(s.get(), c.mode) == CUDA_SUCCESS);
+      CU_CHECK(launchStamp(lab, words, 1, s.get()));
+      const CUresult rc = c.call(s.get());
+      const std::string name = wb::errorName(rc);
+      CAPTURE(name);
+      CHECK(rc != CUDA_SUCCESS);
+      CHECK(statusOf(s.get()) == CU_STREAM_CAPTURE_STATUS_INVALIDATED);
+      Graph g;
+      CHECK(cuStreamEndCapture(s.get(), g.out()) != CUDA_SUCCESS);
+      CHECK(g.get() == nullptr);
+      CHECK(statusOf(s.get()) == CU_STREAM_CAPTURE_STATUS_NONE);
+    }
+  }
+
   TEST_CASE("while a blocking stream captures, cuStreamIsCapturing(CU_STREAM_LEGACY) returns CUDA_ERROR_STREAM_CAPTURE_IMPLICIT and the capture stays ACTIVE") {
     Lab lab;
     wb::PinnedWords words(2);

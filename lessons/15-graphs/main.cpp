@@ -245,6 +245,33 @@ void synchronizeDuringCapture(const Kernels& k) {
 }
 //! [invalidate-2]
 
+//! [invalidate-modes]
+// Synchronising the capturing stream itself, under a capture begun in each of the two other modes:
+// the guide's rule names no mode, and RELAXED mode still forbids "API calls which necessarily
+// conflict with stream capture".
+void synchronizeInOtherModes(const Kernels& k) {
+  for (CUstreamCaptureMode mode : {CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, CU_STREAM_CAPTURE_MODE_RELAXED}) {
+    const char* name = mode == CU_STREAM_CAPTURE_MODE_RELAXED ? "RELAXED" : "THREAD_LOCAL";
+    wb::PinnedWords stamps(2);
+    CUstream s = newStream();
+    CU_CHECK(cuStreamBeginCapture(s, mode));
+    CU_CHECK(stampIn(k, stamps, 1, s));
+    const CUresult sync = cuStreamSynchronize(s);
+    const CUstreamCaptureStatus status = captureStatus(s);
+    CUgraph graph = nullptr;
+    const CUresult ended = cuStreamEndCapture(s, &graph);
+    if (graph) CU_CHECK(cuGraphDestroy(graph));
+    CU_CHECK(cuStreamDestroy(s));
+    std::printf("%s capture, then cuStreamSynchronize of its stream: %s; the capture then %s; cuStreamEndCapture "
+                "%s\n", name, wb::errorName(sync).c_str(), statusName(status), wb::errorName(ended).c_str());
+    wb::expect(sync != CUDA_SUCCESS && status == CU_STREAM_CAPTURE_STATUS_INVALIDATED && ended != CUDA_SUCCESS &&
+                   graph == nullptr,
+               std::string("the synchronising call invalidating a ") + name + " capture too",
+               wb::errorName(sync) + ", the capture " + statusName(status));
+  }
+}
+//! [invalidate-modes]
+
 //! [legacy]
 // A capture in a blocking stream (created without CU_STREAM_NON_BLOCKING). The legacy default stream
 // would have to wait for it, so any use of the legacy stream is invalid until it ends. The reference:
@@ -702,6 +729,7 @@ int main(int argc, char** argv) {
     captureAndLaunch(k);
     wb::step(2, "What a capture forbids");
     synchronizeDuringCapture(k);
+    synchronizeInOtherModes(k);
     legacyDuringCapture(k);
     std::printf("cuMemAlloc during a capture, by the capture's mode:\n");
     captureModes(k);
