@@ -99,12 +99,11 @@ extern "C" __global__ void hold(const volatile unsigned int* gate, unsigned long
 //! [hold]
 
 //! [grid-sum]
-// The sum of n words in two phases: each block adds up its share and stores it in partial[block];
-// a barrier over the whole grid; then every block adds up all the partial sums and stores the
-// total in out[block]. The barrier: thread 0 of each block counts itself in sync[0] and waits until
-// every block has; a block that is not resident cannot count itself in, so the barrier is safe only
-// where every block of the grid is resident at once: what a cooperative launch guarantees. Past
-// deadline_ns a waiting block gives up and counts itself in sync[1] instead of hanging.
+// The sum of n words: each block stores its share's sum in partial[block]; a barrier over the grid;
+// then every block adds up all of partial into out[block]. At the barrier thread 0 of each block
+// counts itself in sync[0] and waits for every block; a block that is not resident cannot count
+// itself in, so only a grid whose blocks are all resident at once (a cooperative launch) gets past.
+// Past deadline_ns a waiting block gives up and counts itself in sync[1] instead of hanging.
 extern "C" __global__ void grid_sum(const unsigned int* in, unsigned int n, volatile unsigned int* partial,
                                     unsigned int* sync, unsigned long long deadline_ns, unsigned int* out) {
   __shared__ unsigned int perWarp[32];

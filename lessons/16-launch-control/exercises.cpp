@@ -1,0 +1,82 @@
+// Lesson 16's exercises. Replace each body with your solution, then run ctest -R exercise16.
+#include "exercises.hpp"
+#include "exercise.hpp"
+
+// The starting bodies use none of their parameters yet (warnings are errors in some builds).
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+namespace ex16 {
+
+// Exercise 1 of 3 (shared-memory-launch): A launch whose shared memory is known only at run time
+//
+// Task: An inference engine picks a kernel's tile size from the model it loads, so the dynamic
+// shared memory a launch needs is known only at run time, and it is often more than 48 KiB. Write
+// launchWithSharedMemory: launch f (a function of the current context) over `blocks` blocks of
+// `threads` threads (1-D) in stream, with args and sharedBytes of dynamic shared memory per block.
+// Raise f's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to sharedBytes only when it allows less
+// now; never lower it. When sharedBytes is more than the device can ever give f (its opt-in limit
+// per block, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, minus f's static shared memory),
+// throw std::length_error before changing anything or launching, with a message that names both
+// numbers in bytes. Any other failure throws wb::DriverError (CU_CHECK).
+//
+// The check: exercise16.shared-memory-launch loads smem_sum afresh for each case and launches it
+// through your function. With 16 KiB it verifies the sums and that the attribute was left as it
+// was; past the default, at 100 KiB and at exactly the limit, that each launch ran, summed right
+// and left the attribute at least as large as it asked; and 4 bytes past the limit, that your
+// function threw std::length_error naming both numbers and left the attribute as it was.
+//
+// Learn it in: lesson 16, step 2 ("More than 48 KiB of dynamic shared memory")
+void launchWithSharedMemory(CUfunction f, unsigned blocks, unsigned threads, size_t sharedBytes, void** args,
+                            CUstream stream) {
+  wb::notDone();
+}
+
+// Exercise 2 of 3 (block-size): A block size from the occupancy calculator, when shared memory grows with the block
+//
+// Task: A kernel that keeps a tile per thread in shared memory needs more of it the larger its
+// blocks are, and the usual 256 threads may leave most of an SM idle. Choose stage's block size
+// with cuOccupancyMaxPotentialBlockSize: the block size, in whole warps and within stage's maximum,
+// at which an SM holds the most threads of stage, each block having blockSize *
+// kStageFloatsPerThread * 4 bytes of dynamic shared memory. The calculator asks for that amount per
+// block size through a function you pass (CUoccupancyB2DSize); it takes the block size and nothing
+// else.
+//
+// The check: exercise16.block-size first allows stage all the dynamic shared memory the device
+// can give it, then calls your function. It verifies that the size is whole warps within stage's
+// maximum threads, that with it an SM holds as many threads of stage as with any other size in
+// whole warps (each counted by cuOccupancyMaxActiveBlocksPerMultiprocessor with its own shared
+// memory), and that stage launched with it, over 10000 elements, computes every element right.
+//
+// Learn it in: lesson 16, step 3 ("Occupancy: how many blocks an SM holds")
+int chooseStageBlockSize(CUfunction stage) {
+  wb::notDone();
+}
+
+#if CUDA_VERSION >= 12040
+// Exercise 3 of 3 (partitions): A latency partition beside a throughput partition
+//
+// Task: A serving process runs long batched kernels and short latency-critical ones on one GPU. A
+// batch that fills the GPU makes the short kernels wait for free SMs; reserving SMs for them keeps
+// them waiting for nothing. Write Partitions (declared in exercises.hpp): split dev's SMs with
+// cuDevSmResourceSplitByCount into one group of at least latencySms SMs, the latency partition,
+// and take the SMs no group took (the split's remaining resource) as the throughput partition.
+// Make each a green context, and a non-blocking stream in each. The destructor destroys the
+// streams, then the green contexts.
+//
+// The check: exercise16.partitions makes Partitions(device 0, 16). It verifies that the latency
+// green context has at least 16 SMs and that the two have the device's SMs between them, counted
+// once (cuGreenCtxGetDevResource); that each stream belongs to its green context
+// (cuStreamGetGreenCtx); and that a kernel in each stream runs on no more distinct SMs than its
+// partition has, none shared. Then it fills the throughput partition with a kernel that holds every
+// thread of its SMs until the check opens a gate, and verifies that a kernel in the latency stream
+// runs to the end while every block of the holder still waits.
+//
+// Learn it in: lesson 16, step 7 ("Green contexts: splitting the SMs"), and step 9 ("A full partition does not hold up the other")
+Partitions::Partitions(CUdevice dev, unsigned latencySms) {
+  wb::notDone();
+}
+
+Partitions::~Partitions() {}
+#endif
+
+}  // namespace ex16
