@@ -314,9 +314,7 @@ TEST_SUITE("attributes") {
     CU_CHECK(cuCtxSynchronize());
     CHECK(out.read(2) == std::vector<unsigned>{Ones::sum(1024), Ones::sum(1024)});
   }
-}
 
-TEST_SUITE("dynamic-shared-memory") {
   TEST_CASE("MAX_DYNAMIC_SHARED_SIZE_BYTES starts at the device's shared memory per block minus the kernel's static shared memory") {
     Lab lab;
     const CUfunction f = lab.fn("smem_sum");
@@ -426,7 +424,7 @@ TEST_SUITE("occupancy") {
   }
 }
 
-TEST_SUITE("clusters") {
+TEST_SUITE("launch-attributes") {
   TEST_CASE("clusters of the largest size cuOccupancyMaxPotentialClusterSize names launch, and every block reads back that size, its rank and its cluster") {
     Lab lab;
     if (!hasClusters(lab)) {
@@ -461,39 +459,7 @@ TEST_SUITE("clusters") {
       }
     }
   }
-}
 
-// In a child process: a cluster launch whose cluster does not divide the grid. The reference says
-// each cluster dimension "must be a divisor of the grid" dimension; what the launch does otherwise is
-// not specified. Exit 10: the launch or the synchronisation returned an error; 11: both succeeded;
-// 12: no clusters on this device.
-TEST_CASE("child: a cluster of 2 over 3 blocks" * doctest::skip(!wbt::inChild())) {
-  Lab lab;
-  if (!hasClusters(lab)) std::_Exit(12);
-  Words out(4 * 3);
-  CUdeviceptr p = out.get();
-  void* args[] = {&p};
-  const CUresult launched = launchWithAttribute(lab.fn("cluster_shape"), 3, 32, clusterOf(2), args);
-  std::printf("the launch: %s\n", wb::errorName(launched).c_str());
-  std::fflush(stdout);
-  std::_Exit(launched == CUDA_SUCCESS && cuCtxSynchronize() == CUDA_SUCCESS ? 11 : 10);
-}
-
-// Named "unspecified": the sanitize target leaves these suites out, since the child may crash.
-TEST_SUITE("unspecified") {
-  TEST_CASE("a cluster dimension that does not divide the grid does not succeed: refused, failed, or the child died") {
-    const wbt::ChildEnd end = wbt::runInChild("child: a cluster of 2 over 3 blocks", 30);
-    MESSAGE("the child " << (end.crashed ? "crashed" : "exited with " + std::to_string(end.code)) << ":\n" << end.output);
-    if (end.code == 12) {
-      MESSAGE("skipped: no thread-block clusters on this device");
-      return;
-    }
-    CHECK_FALSE(end.timedOut);
-    CHECK((end.crashed || end.code == 10));
-  }
-}
-
-TEST_SUITE("cooperative") {
   TEST_CASE("a cooperative launch of occupancy x SMs blocks runs, and every block reads the grid's total after the barrier") {
     Lab lab;
     if (!lab.attribute(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)) {
@@ -541,6 +507,36 @@ TEST_SUITE("cooperative") {
   }
 }
 
+// In a child process: a cluster launch whose cluster does not divide the grid. The reference says
+// each cluster dimension "must be a divisor of the grid" dimension; what the launch does otherwise is
+// not specified. Exit 10: the launch or the synchronisation returned an error; 11: both succeeded;
+// 12: no clusters on this device.
+TEST_CASE("child: a cluster of 2 over 3 blocks" * doctest::skip(!wbt::inChild())) {
+  Lab lab;
+  if (!hasClusters(lab)) std::_Exit(12);
+  Words out(4 * 3);
+  CUdeviceptr p = out.get();
+  void* args[] = {&p};
+  const CUresult launched = launchWithAttribute(lab.fn("cluster_shape"), 3, 32, clusterOf(2), args);
+  std::printf("the launch: %s\n", wb::errorName(launched).c_str());
+  std::fflush(stdout);
+  std::_Exit(launched == CUDA_SUCCESS && cuCtxSynchronize() == CUDA_SUCCESS ? 11 : 10);
+}
+
+// Named "unspecified": the sanitize target leaves these suites out, since the child may crash.
+TEST_SUITE("unspecified") {
+  TEST_CASE("a cluster dimension that does not divide the grid does not succeed: refused, failed, or the child died") {
+    const wbt::ChildEnd end = wbt::runInChild("child: a cluster of 2 over 3 blocks", 30);
+    MESSAGE("the child " << (end.crashed ? "crashed" : "exited with " + std::to_string(end.code)) << ":\n" << end.output);
+    if (end.code == 12) {
+      MESSAGE("skipped: no thread-block clusters on this device");
+      return;
+    }
+    CHECK_FALSE(end.timedOut);
+    CHECK((end.crashed || end.code == 10));
+  }
+}
+
 TEST_SUITE("whole-device") {
   TEST_CASE("with every thread of every SM held by one kernel, a kernel in another stream runs only after the holder gives SMs up") {
     Lab lab;
@@ -554,15 +550,14 @@ TEST_SUITE("whole-device") {
     Stream a, b;
     wb::PinnedWords smOf(1);
     Holding holding(hold, a.get(), blocks, threads, 0.25);
-    REQUIRE(holding.allArrived(5.0));
-    CHECK(holding.count(1) == blocks);  // all still waiting when where is launched
+    REQUIRE(holding.allArrived(5.0));  // every block resident at once: no SM has a thread free
     smsOf(where, b.get(), 1, smOf);
     CHECK(holding.count(3) > 0);  // where ran only once some of the holder's blocks had timed out
   }
 }
 
 #if CUDA_VERSION >= 12040
-TEST_SUITE("green-split") {
+TEST_SUITE("green-contexts") {
   TEST_CASE("cuDevSmResourceSplitByCount makes at most the groups asked for, of one size, at least minCount SMs each, and counts no SM twice") {
     Lab lab;
     std::string why;
@@ -631,9 +626,7 @@ TEST_SUITE("green-split") {
     CU_CHECK(cuStreamGetGreenCtx(plain.get(), &owner));
     CHECK(owner == nullptr);
   }
-}
 
-TEST_SUITE("green-sms") {
   TEST_CASE("a kernel in a green context runs on at most its partition's count of distinct SMs, and two partitions share no SM") {
     Lab lab;
     std::string why;
