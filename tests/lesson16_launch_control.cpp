@@ -597,7 +597,7 @@ TEST_SUITE("green-contexts") {
     const unsigned minCount = std::min(16u, whole.sm.smCount / 4);
     unsigned wouldMake = 0;
     REQUIRE(cuDevSmResourceSplitByCount(nullptr, &wouldMake, &whole, nullptr, 0, minCount) == CUDA_SUCCESS);
-    CHECK(wouldMake >= 1);
+    REQUIRE(wouldMake >= 1);
     std::vector<CUdevResource> groups(wouldMake);
     unsigned made = wouldMake;
     REQUIRE(cuDevSmResourceSplitByCount(groups.data(), &made, &whole, nullptr, 0, minCount) == CUDA_SUCCESS);
