@@ -315,10 +315,12 @@ EXERCISE("partitions", "A latency partition beside a throughput partition",
 
     // The throughput partition full: every thread of its SMs held, where that block size exists.
     const int smThreads = lab.attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-    unsigned threads = 256, perSm = static_cast<unsigned>(blocksPerSm(lab.fn("hold"), 256, 0));
-    for (int t = 1024; t >= 32; t -= 32)
-      if (blocksPerSm(lab.fn("hold"), t, 0) * t == smThreads) {
-        threads = static_cast<unsigned>(t), perSm = static_cast<unsigned>(blocksPerSm(lab.fn("hold"), t, 0));
+    const int warp = lab.attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    const CUfunction holdHere = lab.fn("hold");  // for the occupancy calculator
+    unsigned threads = 256, perSm = static_cast<unsigned>(blocksPerSm(holdHere, 256, 0));
+    for (int t = funcAttribute(holdHere, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) / warp * warp; t >= warp; t -= warp)
+      if (blocksPerSm(holdHere, t, 0) * t == smThreads) {
+        threads = static_cast<unsigned>(t), perSm = static_cast<unsigned>(blocksPerSm(holdHere, t, 0));
         break;
       }
     const unsigned blocks = perSm * throughput;
