@@ -708,11 +708,17 @@ int main() {
     wb::step(7, "Green contexts: splitting the SMs");
     Partitions parts = makePartitions(dev, k);
     wb::step(8, "Each partition runs on its own SMs");
-    if (parts.ready) ownSms(dev, k, parts);
+    const char* noPartitions = "skipped: step 7 made no two partitions\n";
+    if (parts.ready)
+      ownSms(dev, k, parts);
+    else
+      std::printf("%s", noPartitions);
     wb::step(9, "A full partition does not hold up the other");
-    if (parts.ready && sanitized)
+    if (!parts.ready)
+      std::printf("%s", noPartitions);
+    else if (sanitized)
       std::printf("%s", leftOut);
-    else if (parts.ready)
+    else
       sideBySide(dev, k, parts);
     closePartition(parts.a);
     closePartition(parts.b);
