@@ -149,6 +149,9 @@ struct Reporter : public doctest::IReporter {
   }
   void log_message(const doctest::MessageData& m) override {
     std::printf("    %s\n", m.m_string.c_str());
+    // MESSAGE() is a warning; FAIL_CHECK() and FAIL() are failed assertions and fail the case.
+    if (current && !(m.m_severity & doctest::assertType::is_warn))
+      fail(std::string(m.m_file) + ":" + std::to_string(m.m_line) + ": " + m.m_string.c_str());
   }
   void test_case_skipped(const doctest::TestCaseData&) override {}
   void test_run_end(const doctest::TestRunStats&) override {}
