@@ -27,7 +27,7 @@ std::vector<std::string> childEnvironment(const std::vector<std::string>& env) {
 }
 
 ProcessEnd runProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                      unsigned limitSeconds) {
+                      unsigned limitSeconds, const std::vector<int>& inherit) {
   // Everything the child needs is built before fork: after it, the child only calls exec.
   std::vector<std::string> argText(argv), envText = childEnvironment(env);
   std::vector<char*> args, envp;
@@ -45,6 +45,7 @@ ProcessEnd runProcess(const std::vector<std::string>& argv, const std::vector<st
   if (pid == 0) {
     dup2(fds[1], 1);  // dup2's copies are not close-on-exec: the program inherits them
     dup2(fds[1], 2);
+    for (int fd : inherit) fcntl(fd, F_SETFD, 0);  // this child's own sockets survive its exec
     alarm(limitSeconds);
     execve(args[0], args.data(), envp.data());
     _exit(127);

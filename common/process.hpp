@@ -18,9 +18,10 @@ struct ProcessEnd {
 // NAME (replacing what this process had), a bare "NAME" removes it. The child arms
 // alarm(limitSeconds) before exec (an alarm survives exec), so a child that hangs is ended by
 // SIGALRM: nothing waits longer than that, and nothing sleeps. Safe to call from several threads
-// at once: each child inherits only its own pipe.
+// at once: each child inherits only its own pipe, and the descriptors in inherit, which it keeps
+// open across exec although they are close-on-exec here (a socket meant for this child alone).
 ProcessEnd runProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                      unsigned limitSeconds);
+                      unsigned limitSeconds, const std::vector<int>& inherit = {});
 
 // The environment this process has, changed as runProcess describes: what a child would get.
 std::vector<std::string> childEnvironment(const std::vector<std::string>& env);

@@ -6,11 +6,11 @@
 // bigger and copying; one reservation holds two devices' memory, each device granted access on its
 // own; memory exported as a POSIX file descriptor and sent over a Unix socket is mapped by a child
 // process, which sees the parent's data. What the reference leaves open runs in child processes.
+#include "channel.hpp"
 #include "damaged_images.hpp"
 #include "support.hpp"
 
 #include <fcntl.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -168,53 +168,13 @@ double medianUs(Work&& setupGrowTeardown) {
   return us[us.size() / 2];
 }
 
-// What travels with the descriptor, and the descriptor itself as SCM_RIGHTS (see lesson 14's page).
+// What travels with the descriptor (wb::sendFd sends the descriptor itself as SCM_RIGHTS; see lesson 14's page).
 struct ShareMessage {
   uint64_t bytes;
   uint32_t seed;
 };
 
 uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<uint32_t>(i * 2654435761u); }
-
-bool sendFd(int socket, int fd, const ShareMessage& what) {
-  iovec data{const_cast<ShareMessage*>(&what), sizeof what};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &data, msg.msg_iovlen = 1;
-  msg.msg_control = control, msg.msg_controllen = sizeof control;
-  cmsghdr* rights = CMSG_FIRSTHDR(&msg);
-  rights->cmsg_level = SOL_SOCKET, rights->cmsg_type = SCM_RIGHTS, rights->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(rights), &fd, sizeof fd);
-  return sendmsg(socket, &msg, 0) == static_cast<ssize_t>(sizeof what);
-}
-
-int receiveFd(int socket, ShareMessage& what) {
-  iovec data{&what, sizeof what};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &data, msg.msg_iovlen = 1;
-  msg.msg_control = control, msg.msg_controllen = sizeof control;
-  if (recvmsg(socket, &msg, MSG_CMSG_CLOEXEC) != static_cast<ssize_t>(sizeof what)) return -1;
-  const cmsghdr* rights = CMSG_FIRSTHDR(&msg);
-  if (!rights || rights->cmsg_level != SOL_SOCKET || rights->cmsg_type != SCM_RIGHTS) return -1;
-  int fd = -1;
-  std::memcpy(&fd, CMSG_DATA(rights), sizeof fd);
-  return fd;
-}
-
-// Connected Unix sockets, closed at scope exit; fds[1] is inherited by children (not close-on-exec).
-struct SocketPair {
-  int fds[2] = {-1, -1};
-  SocketPair() {
-    REQUIRE(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, fds) == 0);
-    fcntl(fds[1], F_SETFD, 0);
-  }
-  ~SocketPair() {
-    for (int fd : fds) close(fd);
-  }
-  SocketPair(const SocketPair&) = delete;
-  SocketPair& operator=(const SocketPair&) = delete;
-};
 
 struct FileDescriptor {
   int fd = -1;
@@ -426,7 +386,7 @@ TEST_CASE("child: import what the parent sent" * doctest::skip(!wbt::inChild()))
   const char* socket = std::getenv("WORKBOOK_SHARE_SOCKET");
   REQUIRE(socket != nullptr);
   ShareMessage msg{};
-  FileDescriptor received{receiveFd(std::atoi(socket), msg)};
+  FileDescriptor received{wb::receiveFd(std::atoi(socket), msg)};
   REQUIRE(received.fd >= 0);
   bool same = false;
   {
@@ -465,11 +425,11 @@ TEST_SUITE("ipc") {
     std::vector<uint32_t> words(size / sizeof(uint32_t));
     for (size_t i = 0; i < words.size(); ++i) words[i] = patternAt(msg.seed, i);
     CU_CHECK(cuMemcpyHtoD(r.get(), words.data(), size));
-    SocketPair sockets;
-    REQUIRE(sendFd(sockets.fds[0], exported.fd, msg));
+    wb::SocketPair sockets;
+    REQUIRE(wb::sendFd(sockets.fds[0], exported.fd, msg));
     const wb::ProcessEnd end = wb::runProcess(
         {wb::selfPath(), "--test-case=child: import what the parent sent", "--no-version"},
-        {"WORKBOOK_CHILD=1", "WORKBOOK_SHARE_SOCKET=" + std::to_string(sockets.fds[1])}, 60);
+        {"WORKBOOK_CHILD=1", "WORKBOOK_SHARE_SOCKET=" + std::to_string(sockets.fds[1])}, 60, {sockets.fds[1]});
     MESSAGE("the child: signal " << end.signal << ", exit code " << end.code << "\n" << end.output);
     CHECK_FALSE(end.timedOut);
     CHECK(end.signal == 0);

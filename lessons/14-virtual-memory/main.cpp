@@ -17,11 +17,11 @@
 //       cuMemGetAllocationPropertiesFromHandle, cuMemExportToShareableHandle,
 //       cuMemImportFromShareableHandle, cuDeviceGetAttribute, cuDeviceCanAccessPeer, cuMemGetInfo
 // Run:  ctest -R lesson14   (or build/lessons/lesson14-virtual-memory [--csv lesson14-figure.csv])
+#include "channel.hpp"
 #include "process.hpp"
 #include "workbook.hpp"
 
 #include <fcntl.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -473,44 +473,13 @@ struct ShareMessage {
 
 uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<uint32_t>(i * 2654435761u); }
 
-//! [send-fd]
-// One datagram over a Unix socket: the message's bytes, and fd as SCM_RIGHTS ancillary data. The
-// kernel gives the receiver a descriptor of its own for the same open file.
-bool sendFd(int socket, int fd, const ShareMessage& what) {
-  iovec data{const_cast<ShareMessage*>(&what), sizeof what};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &data, msg.msg_iovlen = 1;
-  msg.msg_control = control, msg.msg_controllen = sizeof control;
-  cmsghdr* rights = CMSG_FIRSTHDR(&msg);
-  rights->cmsg_level = SOL_SOCKET, rights->cmsg_type = SCM_RIGHTS, rights->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(rights), &fd, sizeof fd);
-  return sendmsg(socket, &msg, 0) == static_cast<ssize_t>(sizeof what);
-}
-
-// The receiving side: the new descriptor (close-on-exec), or -1.
-int receiveFd(int socket, ShareMessage& what) {
-  iovec data{&what, sizeof what};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &data, msg.msg_iovlen = 1;
-  msg.msg_control = control, msg.msg_controllen = sizeof control;
-  if (recvmsg(socket, &msg, MSG_CMSG_CLOEXEC) != static_cast<ssize_t>(sizeof what)) return -1;
-  const cmsghdr* rights = CMSG_FIRSTHDR(&msg);
-  if (!rights || rights->cmsg_level != SOL_SOCKET || rights->cmsg_type != SCM_RIGHTS) return -1;
-  int fd = -1;
-  std::memcpy(&fd, CMSG_DATA(rights), sizeof fd);
-  return fd;
-}
-//! [send-fd]
-
 //! [child]
 // In the child: the descriptor arrives over the socket; imported, it is a handle like one from
 // cuMemCreate, mapped and granted here as in step 2. The child checks the parent's data, writes a
 // mark into the first word, takes its mapping down and says what it saw.
 int childImport(int socket) {
   ShareMessage msg{};
-  const int fd = receiveFd(socket, msg);
+  const int fd = wb::receiveFd(socket, msg);
   if (fd < 0) return std::fprintf(stderr, "no descriptor arrived on socket %d\n", socket), wb::kExitUsage;
   CU_CHECK(cuInit(0));
   CUdevice dev = 0;
@@ -546,21 +515,6 @@ int childImport(int socket) {
 }
 //! [child-2]
 
-// A pair of connected Unix sockets, closed at scope exit: the parent keeps one end, the child is
-// given the other (inherited, so close-on-exec is cleared on that one only).
-struct SocketPair {
-  int fds[2] = {-1, -1};
-  SocketPair() {
-    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, fds) != 0) throw std::runtime_error("socketpair failed");
-    fcntl(fds[1], F_SETFD, 0);
-  }
-  ~SocketPair() {
-    for (int fd : fds) close(fd);
-  }
-  SocketPair(const SocketPair&) = delete;
-  SocketPair& operator=(const SocketPair&) = delete;
-};
-
 //! [share]
 // Memory created with a POSIX file descriptor as its shareable handle type, mapped and filled
 // here, then exported as a descriptor and sent to a child process over a Unix socket.
@@ -588,10 +542,10 @@ void shareWithChild(CUdevice dev, size_t granule) {
   CU_CHECK(cuMemcpyHtoD(m.base, words.data(), size));
   //! [share]
   //! [share-2]
-  SocketPair sockets;
-  const bool sent = sendFd(sockets.fds[0], fd, msg);  // queued: the child reads it when it starts
-  const wb::ProcessEnd end = wb::runProcess(
-      {wb::selfPath(), "--child", "import", std::to_string(sockets.fds[1])}, {}, kChildSeconds);
+  wb::SocketPair sockets;
+  const bool sent = wb::sendFd(sockets.fds[0], fd, msg);  // queued: the child reads it when it starts
+  const wb::ProcessEnd end = wb::runProcess({wb::selfPath(), "--child", "import", std::to_string(sockets.fds[1])},
+                                            {}, kChildSeconds, {sockets.fds[1]});  // its end, for it alone
   close(fd);
   std::printf("exported %s as descriptor %d and sent it over a Unix socket: %s\n", wb::bytes(size).c_str(), fd,
               sent ? "sent" : "NOT SENT");

@@ -1,10 +1,10 @@
 // The checks of lesson 14's exercises (lessons/14-virtual-memory/exercises.cpp). The device's free
 // memory is read before and after each, so these checks run with the GPU to themselves.
 #include "check.hpp"
+#include "channel.hpp"
 #include "14-virtual-memory/exercises.hpp"
 
 #include <fcntl.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -106,47 +106,6 @@ struct ShareMessage {
   uint32_t seed;
 };
 
-// One datagram with the descriptor as SCM_RIGHTS (lesson 14, step 7).
-bool sendFd(int socket, int fd, const ShareMessage& what) {
-  iovec data{const_cast<ShareMessage*>(&what), sizeof what};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &data, msg.msg_iovlen = 1;
-  msg.msg_control = control, msg.msg_controllen = sizeof control;
-  cmsghdr* rights = CMSG_FIRSTHDR(&msg);
-  rights->cmsg_level = SOL_SOCKET, rights->cmsg_type = SCM_RIGHTS, rights->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(rights), &fd, sizeof fd);
-  return sendmsg(socket, &msg, 0) == static_cast<ssize_t>(sizeof what);
-}
-
-int receiveFd(int socket, ShareMessage& what) {
-  iovec data{&what, sizeof what};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &data, msg.msg_iovlen = 1;
-  msg.msg_control = control, msg.msg_controllen = sizeof control;
-  if (recvmsg(socket, &msg, MSG_CMSG_CLOEXEC) != static_cast<ssize_t>(sizeof what)) return -1;
-  const cmsghdr* rights = CMSG_FIRSTHDR(&msg);
-  if (!rights || rights->cmsg_level != SOL_SOCKET || rights->cmsg_type != SCM_RIGHTS) return -1;
-  int fd = -1;
-  std::memcpy(&fd, CMSG_DATA(rights), sizeof fd);
-  return fd;
-}
-
-// Connected Unix sockets, closed at scope exit; fds[1] is inherited by the child (not close-on-exec).
-struct SocketPair {
-  int fds[2] = {-1, -1};
-  SocketPair() {
-    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, fds) != 0) throw std::runtime_error("socketpair failed");
-    fcntl(fds[1], F_SETFD, 0);
-  }
-  ~SocketPair() {
-    for (int fd : fds) close(fd);
-  }
-  SocketPair(const SocketPair&) = delete;
-  SocketPair& operator=(const SocketPair&) = delete;
-};
-
 }  // namespace
 
 EXERCISE("growable-buffer", "A growable device buffer whose base address never changes",
@@ -244,7 +203,7 @@ EXERCISE("share-handle", "Mapping memory another process exported as a file desc
     const char* socket = std::getenv("WORKBOOK_SHARE_SOCKET");
     REQUIRE(socket != nullptr);
     ShareMessage msg{};
-    const int fd = receiveFd(std::atoi(socket), msg);
+    const int fd = wb::receiveFd(std::atoi(socket), msg);
     REQUIRE(fd >= 0);
     Lab lab;
     const CUdeviceptr p = ex14::mapShared(fd, msg.bytes, lab.dev());
@@ -274,12 +233,12 @@ EXERCISE("share-handle", "Mapping memory another process exported as a file desc
     std::vector<uint32_t> words(size / sizeof(uint32_t));
     for (size_t i = 0; i < words.size(); ++i) words[i] = patternAt(msg.seed, i);
     CU_CHECK(cuMemcpyHtoD(memory.ptr(), words.data(), size));
-    SocketPair sockets;
-    if (!sendFd(sockets.fds[0], memory.fd(), msg)) throw std::runtime_error("sendmsg failed");
+    wb::SocketPair sockets;
+    if (!wb::sendFd(sockets.fds[0], memory.fd(), msg)) throw std::runtime_error("sendmsg failed");
     const wb::ProcessEnd end = wb::runProcess(
         {wb::selfPath(), "--test-case=child: mapShared in the receiving process", "--no-version"},
         {"WORKBOOK_CHILD=1", "WORKBOOK_EXERCISE_RESULTS", "WORKBOOK_SHARE_SOCKET=" + std::to_string(sockets.fds[1])},
-        60);
+        60, {sockets.fds[1]});
     const size_t notDone = end.output.find("NOT DONE: ");
     if (notDone != std::string::npos) {  // the child reached a starting body: so is this check
       const size_t from = notDone + 10;
