@@ -1,0 +1,847 @@
+// Lesson 17: processes: CUDA and fork, several processes on one GPU, sharing memory and events.
+//
+// What you learn: a CUDA context belongs to one process. A child made with fork() after cuInit gets
+// a copy of the parent's memory but not a working CUDA: the reference says nothing of fork, NVIDIA's
+// guidelines call any CUDA use between fork and exec undefined, and the child here shows what this
+// driver answered. The fixes: start workers as fresh programs (fork and exec, as lesson 10's
+// supervisor does), or fork before anything in the process has initialised CUDA. Several processes
+// share one GPU, each with a context of its own: the device's free memory falls when another process
+// allocates, and a kernel that waits forever in one process does not stop another's. Memory crosses
+// processes two ways: the legacy cuIpcGetMemHandle / cuIpcOpenMemHandle, where the exporter must
+// outlive every importer's use, and a POSIX file descriptor from cuMemExportToShareableHandle, passed
+// over a Unix socket, where the memory lives as long as any process holds a handle, a mapping or a
+// descriptor of it. An interprocess event orders a consumer's stream after a producer's work.
+// Every child has a time limit; the parent and its children talk over Unix sockets with deadlines.
+//
+// APIs: cuInit, cuDevicePrimaryCtxRetain, cuCtxGetCurrent, cuMemAlloc, cuMemGetInfo, cuDeviceGetAttribute,
+//       cuIpcGetMemHandle, cuIpcOpenMemHandle, cuIpcCloseMemHandle, cuMemCreate,
+//       cuMemExportToShareableHandle, cuMemImportFromShareableHandle, cuMemMap, cuMemSetAccess,
+//       cuMemUnmap, cuMemRelease, cuEventCreate, cuIpcGetEventHandle, cuIpcOpenEventHandle,
+//       cuStreamWaitEvent, cuMemcpyDtoHAsync, cuEventQuery
+// Run:  ctest -R lesson17   (or build/lessons/lesson17-processes)
+#include "channel.hpp"
+#include "gate.hpp"
+#include "process.hpp"
+#include "workbook.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <future>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using Kernels = wb::StreamKernels;  // gate, stamp and burn (common/gate.hpp)
+
+constexpr unsigned kChildSeconds = 20;  // every child's time limit: nothing here waits longer
+constexpr unsigned kForkedSeconds = 3;  // the time limit of a process forked without exec
+constexpr double kReplySeconds = 10;    // how long one side waits for the other's next message
+constexpr double kGateSeconds = 5;      // a gate kernel in a child gives up after this
+constexpr size_t kNeighbourBytes = size_t{2} << 30;
+constexpr unsigned kMark = 0x600DF00Du;   // what an importer writes into shared memory
+constexpr unsigned kStale = 0xDEADBEEFu;  // what the producer's buffer holds before it produces
+constexpr unsigned kFresh = 0x600DDA7Au;  // what it produces
+constexpr unsigned kUnread = 0xFFFFFFFFu; // what the consumer's host buffer holds before its copy
+
+// ---- What parent and children say to each other -------------------------------------------------
+
+//! [talk]
+// One datagram: a word for what it is, two numbers, and room for one IPC handle (64 bytes).
+struct Note {
+  char what[16] = {};
+  uint64_t a = 0, b = 0;
+  unsigned char handle[CU_IPC_HANDLE_SIZE] = {};
+};
+//! [talk]
+
+Note note(const char* what, uint64_t a = 0, uint64_t b = 0) {
+  Note n;
+  std::snprintf(n.what, sizeof n.what, "%s", what);
+  n.a = a, n.b = b;
+  return n;
+}
+
+bool said(const Note& n, const char* what) { return std::strncmp(n.what, what, sizeof n.what) == 0; }
+
+// Thrown in a child whose parent says "quit" instead of its next command: it ends, exit code 0.
+struct Quit {};
+
+//! [await]
+// In a child: the parent's next message, which must be `what`, waited for at most kReplySeconds;
+// and a message to the parent, with a descriptor where fd is one.
+Note await(int parent, const char* what, int* fd = nullptr) {
+  Note n;
+  if (wb::receiveMessage(parent, &n, sizeof n, fd, kReplySeconds) != wb::Received::Message)
+    throw std::runtime_error(std::string("no \"") + what + "\" from the parent within its time");
+  if (said(n, "quit")) throw Quit{};
+  if (!said(n, what))
+    throw std::runtime_error(std::string("expected \"") + what + "\", the parent said \"" +
+                             std::string(n.what, strnlen(n.what, sizeof n.what)) + "\"");
+  return n;
+}
+
+void tell(int parent, const Note& n, int fd = -1) {
+  if (!wb::sendMessage(parent, &n, sizeof n, fd)) throw std::runtime_error("cannot send to the parent");
+}
+//! [await]
+
+std::string howItEnded(const wb::ProcessEnd& end, unsigned limit = kChildSeconds) {
+  if (end.timedOut) return "it hung and was ended after " + std::to_string(limit) + " s";
+  if (end.signal) return "it was killed by signal " + std::to_string(end.signal);
+  return "it exited with code " + std::to_string(end.code);
+}
+
+// In the parent: the child's next message, which must be `what`; otherwise the lesson stops and says
+// what the child did instead, and how it ended (its last line of output).
+Note hear(wb::ChildChannel& child, const char* who, const char* what, int* fd = nullptr) {
+  Note n;
+  const bool got = child.receive(n, kReplySeconds, fd);
+  if (got && said(n, what)) return n;
+  std::string instead = got ? "it said \"" + std::string(n.what, strnlen(n.what, sizeof n.what)) + "\""
+                            : std::string("it said nothing within its time");
+  child.send(note("quit"));  // a child still waiting for its next word ends now
+  const wb::ProcessEnd& end = child.end();
+  instead += "; " + howItEnded(end);
+  const std::string& out = end.output;
+  const size_t last = out.size() > 1 ? out.find_last_of('\n', out.size() - 2) : std::string::npos;
+  if (!out.empty()) instead += ": " + out.substr(last == std::string::npos ? 0 : last + 1);
+  wb::expect(false, std::string(who) + " saying \"" + what + "\"", instead);
+  return n;
+}
+
+// ---- Small helpers --------------------------------------------------------------------------------
+
+// The primary context of device 0, current in this thread, released at scope exit.
+struct Primary {
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  Primary() {
+    CU_CHECK(cuInit(0));
+    CU_CHECK(cuDeviceGet(&dev, 0));
+    CU_CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CU_CHECK(cuCtxSetCurrent(ctx));
+  }
+  ~Primary() {
+    cuCtxSetCurrent(nullptr);
+    cuDevicePrimaryCtxRelease(dev);
+  }
+  Primary(const Primary&) = delete;
+  Primary& operator=(const Primary&) = delete;
+};
+
+size_t freeMemory() {
+  size_t free = 0, total = 0;
+  CU_CHECK(cuMemGetInfo(&free, &total));
+  return free;
+}
+
+std::string moved(size_t before, size_t after) {
+  if (after == before) return "did not change";
+  return after < before ? "fell by " + wb::bytes(before - after) : "rose by " + wb::bytes(after - before);
+}
+
+uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<uint32_t>(i * 2654435761u); }
+
+std::vector<uint32_t> pattern(uint32_t seed, size_t words) {
+  std::vector<uint32_t> v(words);
+  for (size_t i = 0; i < words; ++i) v[i] = patternAt(seed, i);
+  return v;
+}
+
+// How many of the words at p are the pattern of seed.
+size_t wordsOfPattern(CUdeviceptr p, size_t words, uint32_t seed) {
+  std::vector<uint32_t> v(words);
+  CU_CHECK(cuMemcpyDtoH(v.data(), p, words * sizeof(uint32_t)));
+  size_t right = 0;
+  for (size_t i = 0; i < words; ++i) right += v[i] == patternAt(seed, i);
+  return right;
+}
+
+unsigned firstWord(CUdeviceptr p) {
+  unsigned w = 0;
+  CU_CHECK(cuMemcpyDtoH(&w, p, sizeof w));
+  return w;
+}
+
+// The name of a CUresult from the toolkit's table: no driver call (a forked child's codes are named
+// by its parent).
+std::string nameOf(int rc) {
+  const char* name = wb::headerErrorName(static_cast<CUresult>(rc));
+  return name ? name : "unknown CUresult";
+}
+
+// ---- Step 1: fork ---------------------------------------------------------------------------------
+
+// What a process forked without exec reports: one record per call.
+struct CallRecord {
+  char call[64];
+  int result;
+  char detail[40];
+};
+
+// In the forked process: writes one record at once, with write(2). Nothing here allocates: other
+// threads of the parent (the driver's) may have held locks at the fork, and only this thread was copied.
+void record(int out, const char* call, CUresult rc, const char* detail = "") {
+  CallRecord r{};
+  std::snprintf(r.call, sizeof r.call, "%s", call);
+  std::snprintf(r.detail, sizeof r.detail, "%s", detail);
+  r.result = static_cast<int>(rc);
+  if (write(out, &r, sizeof r) < 0) _exit(3);
+}
+
+struct Forked {
+  std::vector<CallRecord> records;
+  wb::ProcessEnd end;  // its signal or exit code; output unused (it writes records)
+};
+
+//! [fork-and-record]
+// fork() without exec: the child runs body under an alarm of its own (fork does not pass one on) and
+// ends with _exit (no destructor, no atexit handler); its records come back through a pipe.
+template <class Body>
+Forked forkAndRecord(Body body) {
+  std::fflush(stdout);  // nothing buffered here is written twice
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    alarm(kForkedSeconds);
+    close(fds[0]);
+    body(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  Forked f;
+  CallRecord r{};
+  for (ssize_t got; (got = read(fds[0], &r, sizeof r)) != 0;) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got != static_cast<ssize_t>(sizeof r)) break;
+    f.records.push_back(r);
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  f.end.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  f.end.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  f.end.timedOut = f.end.signal == SIGALRM;
+  return f;
+}
+//! [fork-and-record]
+
+void printForked(const Forked& f) {
+  std::printf("  the forked child:\n");
+  for (const CallRecord& r : f.records)
+    std::printf("    %s: %s (%d)%s%s\n", r.call, nameOf(r.result).c_str(), r.result, r.detail[0] ? ", " : "", r.detail);
+  std::printf("    (the forked child: %s)\n", howItEnded(f.end, kForkedSeconds).c_str());
+}
+
+//! [fork-after-init]
+// In a child: CUDA initialised, the primary context current, memory allocated, and then fork(). The
+// forked process tries what it inherited, one call at a time.
+int childForkAfterInit() {
+  Primary p;
+  CUdeviceptr buffer = 0;
+  CU_CHECK(cuMemAlloc(&buffer, 1u << 20));
+  std::printf("  cuInit, the primary context current, 1 MiB allocated; then fork()\n");
+  const Forked forked = forkAndRecord([&](int out) {
+    CUcontext current = nullptr;
+    const CUresult got = cuCtxGetCurrent(&current);
+    record(out, "cuCtxGetCurrent", got,
+           got != CUDA_SUCCESS ? "" : current == p.ctx ? "the parent's context" : current ? "another context" : "none");
+    CUdeviceptr more = 0;
+    record(out, "cuMemAlloc in the parent's context", cuMemAlloc(&more, 4096));
+    record(out, "cuInit(0) again", cuInit(0));
+    CUcontext fresh = nullptr;
+    record(out, "cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain(&fresh, p.dev));
+  });
+  printForked(forked);
+  //! [fork-after-init]
+  //! [spawn]
+  // The fix, from this same process, initialised and with its context current: a fresh program,
+  // started with fork and exec (wb::runProcess), which initialises CUDA for itself.
+  const wb::ProcessEnd fresh = wb::runProcess({wb::selfPath(), "--child", "worker"}, {"CUDA_LAUNCH_BLOCKING"},
+                                              kChildSeconds);
+  std::printf("  then a fresh program, by fork and exec from this process: %s", fresh.output.c_str());
+  std::printf("    (the fresh program: %s)\n", howItEnded(fresh).c_str());
+  CU_CHECK(cuMemFree(buffer));
+  return fresh.code == 0 && !fresh.signal ? wb::kExitOk : wb::kExitContradicted;
+}
+
+// The fresh program: a process of its own from main() on, so CUDA starts afresh.
+int childWorker() {
+  Primary p;
+  CUdeviceptr word = 0;
+  CU_CHECK(cuMemAlloc(&word, sizeof(unsigned)));
+  CU_CHECK(cuMemsetD32(word, kMark, 1));
+  const unsigned back = firstWord(word);
+  CU_CHECK(cuMemFree(word));
+  std::printf("cuInit, a context, 0x%X written on the GPU and read back as 0x%X\n", kMark, back);
+  return back == kMark ? wb::kExitOk : wb::kExitContradicted;
+}
+//! [spawn]
+
+//! [fork-before-init]
+// In a child that has made no CUDA call: fork() first, and the forked process initialises CUDA.
+int childForkBeforeInit() {
+  std::printf("  no CUDA call in this process yet; fork()\n");
+  const Forked forked = forkAndRecord([](int out) {
+    record(out, "cuInit(0)", cuInit(0));
+    CUdevice dev = 0;
+    record(out, "cuDeviceGet", cuDeviceGet(&dev, 0));
+    CUcontext ctx = nullptr;
+    record(out, "cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain(&ctx, dev));
+    record(out, "cuCtxSetCurrent", cuCtxSetCurrent(ctx));
+    CUdeviceptr word = 0;
+    record(out, "cuMemAlloc", cuMemAlloc(&word, sizeof(unsigned)));
+    record(out, "cuMemsetD32", cuMemsetD32(word, kMark, 1));
+    unsigned back = 0;
+    const CUresult copied = cuMemcpyDtoH(&back, word, sizeof back);
+    char detail[40];
+    std::snprintf(detail, sizeof detail, "read back 0x%X", back);
+    record(out, "cuMemcpyDtoH", copied, detail);
+    cuMemFree(word);
+    cuDevicePrimaryCtxRelease(dev);
+  });
+  printForked(forked);
+  return wb::kExitOk;
+}
+//! [fork-before-init]
+
+// ---- The children that talk to the parent -------------------------------------------------------
+
+//! [children]
+// The variables a child runs without, whatever the user's shell sets (bare names are removed).
+const std::vector<std::string> kControlled = {"CUDA_LAUNCH_BLOCKING"};
+
+std::vector<std::string> childArgs(const char* role) { return {wb::selfPath(), "--child", role}; }
+
+// Every child of the lesson, started at once so that their start-ups overlap: the two that fork
+// (step 1) run to their end by themselves; the others initialise, say "ready", and wait for the
+// parent's word at their step.
+struct Children {
+  std::future<wb::ProcessEnd> afterInit = std::async(std::launch::async, [] {
+    return wb::runProcess(childArgs("fork-after-init"), kControlled, kChildSeconds);
+  });
+  std::future<wb::ProcessEnd> beforeInit = std::async(std::launch::async, [] {
+    return wb::runProcess(childArgs("fork-before-init"), kControlled, kChildSeconds);
+  });
+  wb::ChildChannel neighbour{childArgs("neighbour"), kControlled, kChildSeconds};
+  wb::ChildChannel importer{childArgs("importer"), kControlled, kChildSeconds};
+  wb::ChildChannel exporter{childArgs("exporter"), kControlled, kChildSeconds};
+  wb::ChildChannel producer{childArgs("producer"), kControlled, kChildSeconds};
+  // A child still waiting for its word (the lesson stopped early) is told to end now, not at its
+  // deadline; one that has ended finds nothing of it.
+  ~Children() {
+    for (wb::ChildChannel* c : {&neighbour, &importer, &exporter, &producer}) c->send(note("quit"));
+  }
+};
+//! [children]
+
+// The string of a child's output that says what cuMemAlloc in the parent's context returned, or "".
+std::string allocInParentContext(const std::string& output) {
+  std::stringstream ss(output);
+  const std::string key = "cuMemAlloc in the parent's context: ";
+  for (std::string line; std::getline(ss, line);)
+    if (line.find(key) != std::string::npos) return line.substr(line.find(key) + key.size());
+  return "";
+}
+
+void forkStep(Children& kids) {
+  std::printf("a child that forks after cuInit:\n");
+  const wb::ProcessEnd after = kids.afterInit.get();
+  std::printf("%s  (the child: %s)\n", after.output.c_str(), howItEnded(after).c_str());
+  const std::string alloc = allocInParentContext(after.output);
+  const bool refused = alloc.rfind("CUDA_SUCCESS", 0) != 0;  // not reached (died, hung) counts as refused
+  wb::expect(after.code == 0 && !after.signal && refused,
+             "the forked child unable to use the parent's context, and the fresh program working",
+             after.code != 0 || after.signal ? howItEnded(after) : "cuMemAlloc there returned " + alloc);
+  std::printf("a child that forks before any CUDA call:\n");
+  const wb::ProcessEnd before = kids.beforeInit.get();
+  std::printf("%s  (the child: %s)\n", before.output.c_str(), howItEnded(before).c_str());
+  wb::expect(before.code == 0 && !before.signal, "the child that forks before cuInit ending by itself",
+             howItEnded(before));
+}
+
+void awaitReady(Children& kids) {
+  hear(kids.neighbour, "the neighbour", "ready");
+  hear(kids.importer, "the importer", "ready");
+  hear(kids.exporter, "the exporter", "ready");
+  hear(kids.producer, "the producer", "ready");
+}
+
+// ---- Step 2: several processes --------------------------------------------------------------------
+
+//! [neighbour]
+// In a child, "the neighbour": a process of its own with its own context. On the parent's word it
+// allocates, launches a gate kernel that waits, and says so; then, told to go on, it reads whether
+// its gate was still waiting, opens it and frees its memory.
+int childNeighbour(int parent) {
+  Primary p;
+  CUlibrary library = nullptr;
+  CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
+                                 nullptr, nullptr, 0));
+  const Kernels k = Kernels::load(library);
+  CUstream stream = nullptr;
+  CU_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  tell(parent, note("ready"));
+  const Note order = await(parent, "allocate");
+  CUdeviceptr big = 0;
+  CU_CHECK(cuMemAlloc(&big, order.a));
+  wb::Gate::Outcome seen = wb::Gate::TimedOut;
+  {
+    wb::Gate gate(k.gate, stream, kGateSeconds);
+    tell(parent, note("holding", order.a, static_cast<uint64_t>(getpid())));
+    await(parent, "release");
+    seen = gate.outcome();  // Waiting: it still waited when the parent's kernel had ended
+  }
+  CU_CHECK(cuMemFree(big));
+  tell(parent, note("released", seen));
+  CU_CHECK(cuStreamDestroy(stream));
+  CU_CHECK(cuLibraryUnload(library));
+  return wb::kExitOk;
+}
+//! [neighbour]
+
+const char* computeMode(int mode) {
+  switch (mode) {
+    case CU_COMPUTEMODE_DEFAULT: return "CU_COMPUTEMODE_DEFAULT";
+    case CU_COMPUTEMODE_PROHIBITED: return "CU_COMPUTEMODE_PROHIBITED";
+    case CU_COMPUTEMODE_EXCLUSIVE_PROCESS: return "CU_COMPUTEMODE_EXCLUSIVE_PROCESS";
+  }
+  return "an unknown mode";
+}
+
+//! [several]
+// This process and the neighbour on one device: the free memory this process sees while the
+// neighbour allocates, and a kernel of this process's own while the neighbour's kernel waits.
+void severalProcesses(const Kernels& k, Children& kids, CUdevice dev) {
+  int mode = -1;
+  CU_CHECK(cuDeviceGetAttribute(&mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, dev));
+  std::printf("device 0's compute mode: %s\n", computeMode(mode));
+  wb::expect(mode == CU_COMPUTEMODE_DEFAULT, "a device on which several processes may each have a context",
+             std::string("the mode is ") + computeMode(mode));
+  const size_t before = freeMemory();
+  kids.neighbour.send(note("allocate", kNeighbourBytes));
+  const Note holding = hear(kids.neighbour, "the neighbour", "holding");
+  const size_t during = freeMemory();
+  wb::PinnedWords words(2);  // [0] the stamp counter, [1] the stamp
+  CUstream stream = nullptr;
+  CU_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  CUdeviceptr counter = words.device(0), slot = words.device(1);
+  void* args[] = {&counter, &slot};
+  CU_CHECK(cuLaunchKernel(k.stamp, 1, 1, 1, 1, 1, 1, 0, stream, args, nullptr));
+  CU_CHECK(cuStreamSynchronize(stream));  // the neighbour's kernel is still waiting, unless it gave up
+  CU_CHECK(cuStreamDestroy(stream));
+  const unsigned stamp = words.read(1);
+  kids.neighbour.send(note("release"));
+  const Note released = hear(kids.neighbour, "the neighbour", "released");
+  const size_t after = freeMemory();
+  //! [several]
+  //! [several-report]
+  std::printf("the neighbour (pid %llu), a process with its own context: allocated %s and launched a kernel "
+              "that waits\n  free memory this process sees: %s\n",
+              static_cast<unsigned long long>(holding.b), wb::bytes(holding.a).c_str(), moved(before, during).c_str());
+  std::printf("this process's own kernel, launched meanwhile: %s\n",
+              stamp == 1 ? "ran to its end" : "did NOT run");
+  const bool stillWaiting = released.a == wb::Gate::Waiting;
+  std::printf("the neighbour's kernel, when this process's had ended: %s; then it freed its memory\n"
+              "  free memory this process sees: %s\n",
+              stillWaiting ? "still waiting" : "had given up at its deadline", moved(during, after).c_str());
+  wb::expect(before >= during + kNeighbourBytes * 3 / 4 && after >= during + kNeighbourBytes * 3 / 4,
+             "the neighbour's allocation and its free in the free memory this process sees",
+             "free memory " + moved(before, during) + ", then " + moved(during, after));
+  wb::expect(stamp == 1 && stillWaiting, "this process's kernel ending while the neighbour's kernel waited",
+             stamp == 1 ? "the neighbour's kernel had given up first" : "this process's kernel did not run");
+  const wb::ProcessEnd& end = kids.neighbour.end();
+  wb::expect(end.code == 0 && !end.signal, "the neighbour ending by itself", howItEnded(end));
+}
+//! [several-report]
+
+// ---- Step 3: legacy IPC ---------------------------------------------------------------------------
+
+//! [legacy-import]
+// In a child, "the importer": it opens the parent's handle, checks the parent's pattern, writes a
+// mark, and closes the mapping before it says so: the parent frees only after that.
+int childImporter(int parent) {
+  Primary p;
+  tell(parent, note("ready"));
+  const Note offer = await(parent, "open");
+  CUipcMemHandle handle{};
+  std::memcpy(&handle, offer.handle, sizeof handle);
+  CUdeviceptr shared = 0;
+  CU_CHECK(cuIpcOpenMemHandle(&shared, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+  const size_t right = wordsOfPattern(shared, offer.a / sizeof(uint32_t), static_cast<uint32_t>(offer.b));
+  CU_CHECK(cuMemsetD32(shared, kMark, 1));
+  CU_CHECK(cuCtxSynchronize());
+  CU_CHECK(cuIpcCloseMemHandle(shared));
+  //! [legacy-import]
+  //! [legacy-own]
+  // Then a handle of its own allocation, opened in the process that exported it.
+  CUdeviceptr own = 0, again = 0;
+  CU_CHECK(cuMemAlloc(&own, 1u << 20));
+  CUipcMemHandle mine{};
+  CU_CHECK(cuIpcGetMemHandle(&mine, own));
+  const CUresult reopened = cuIpcOpenMemHandle(&again, mine, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  if (reopened == CUDA_SUCCESS) cuIpcCloseMemHandle(again);  // outside the reference's contract either way:
+  cuMemFree(own);                                            // what these return is not this step's claim
+  tell(parent, note("closed", right, static_cast<uint64_t>(reopened)));
+  return wb::kExitOk;
+}
+//! [legacy-own]
+
+//! [legacy-export]
+// The exporter's side: memory from cuMemAlloc, a pattern in it, and its IPC handle: 64 opaque bytes
+// that may be copied to another process by any means (here, in a message over the socket).
+void legacyIpc(Children& kids, CUdevice dev) {
+  int ipc = 0;
+  CU_CHECK(cuDeviceGetAttribute(&ipc, CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, dev));
+  std::printf("CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: %d\n", ipc);
+  const size_t bytes = 4u << 20, words = bytes / sizeof(uint32_t);
+  const uint32_t seed = 0x1E6AC7u;
+  CUdeviceptr buffer = 0;
+  CU_CHECK(cuMemAlloc(&buffer, bytes));
+  CU_CHECK(cuMemcpyHtoD(buffer, pattern(seed, words).data(), bytes));
+  CUipcMemHandle handle{};
+  CU_CHECK(cuIpcGetMemHandle(&handle, buffer));
+  Note offer = note("open", bytes, seed);
+  std::memcpy(offer.handle, &handle, sizeof handle);
+  kids.importer.send(offer);
+  const Note closed = hear(kids.importer, "the importer", "closed");
+  const wb::ProcessEnd& end = kids.importer.end();
+  const unsigned first = firstWord(buffer);
+  CU_CHECK(cuMemFree(buffer));  // every importer has closed its mapping: now the exporter may free
+  //! [legacy-export]
+  std::printf("this process: cuMemAlloc of %s, a pattern written, cuIpcGetMemHandle: %zu bytes sent as data\n",
+              wb::bytes(bytes).c_str(), sizeof handle);
+  std::printf("the importer: cuIpcOpenMemHandle, %llu of %zu words as this process wrote them, 0x%X written into "
+              "the first, cuIpcCloseMemHandle; %s\n",
+              static_cast<unsigned long long>(closed.a), words, kMark, howItEnded(end).c_str());
+  std::printf("the importer, opening a handle of its own allocation in its own process: %s\n",
+              wb::errorName(static_cast<CUresult>(closed.b)).c_str());
+  std::printf("back here: the first word is 0x%X; the importer had closed, so cuMemFree came last\n", first);
+  wb::expect(ipc == 1 && closed.a == words && first == kMark && end.code == 0,
+             "another process opening the memory, reading this process's data and writing into it",
+             "IPC support " + std::to_string(ipc) + ", " + std::to_string(closed.a) + " words right, first word " +
+                 wb::hex(first) + ", " + howItEnded(end));
+}
+
+// ---- Step 4: sharing by file descriptor ---------------------------------------------------------
+
+size_t granularity(CUdevice dev, CUmemAllocationHandleType type) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = dev;
+  prop.requestedHandleTypes = type;
+  size_t granule = 0;
+  CU_CHECK(cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+  return granule;
+}
+
+struct Mapped {
+  CUdeviceptr ptr = 0;
+  size_t size = 0;
+};
+
+Mapped mapHere(CUmemGenericAllocationHandle handle, size_t size, CUdevice dev) {
+  Mapped m{0, size};
+  CU_CHECK(cuMemAddressReserve(&m.ptr, size, granularity(dev, CU_MEM_HANDLE_TYPE_NONE), 0, 0));
+  CU_CHECK(cuMemMap(m.ptr, size, 0, handle, 0));
+  CUmemAccessDesc access{};
+  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  access.location.id = dev;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  CU_CHECK(cuMemSetAccess(m.ptr, size, &access, 1));
+  return m;
+}
+
+void unmap(const Mapped& m) {
+  CU_CHECK(cuMemUnmap(m.ptr, m.size));
+  CU_CHECK(cuMemAddressFree(m.ptr, m.size));
+}
+
+//! [export]
+// The exporter's side: memory made for sharing as a POSIX file descriptor, mapped here, and the
+// descriptor. The handle is released at once: the mapping and the descriptor hold the memory.
+struct Shared {
+  Mapped mapped;
+  int fd = -1;
+};
+
+Shared createShared(CUdevice dev, size_t bytes) {
+  const size_t granule = granularity(dev, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+  const size_t size = (bytes + granule - 1) / granule * granule;
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = dev;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  CUmemGenericAllocationHandle handle = 0;
+  CU_CHECK(cuMemCreate(&handle, size, &prop, 0));
+  Shared s;
+  s.mapped = mapHere(handle, size, dev);
+  CU_CHECK(cuMemExportToShareableHandle(&s.fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+  CU_CHECK(cuMemRelease(handle));
+  return s;
+}
+//! [export]
+
+//! [import]
+// The importer's side: the descriptor becomes a handle of this process, mapped at addresses of its
+// own and granted to the device. Descriptor and handle go at once: the mapping holds the memory here.
+Mapped importShared(int fd, size_t size, CUdevice dev) {
+  CUmemGenericAllocationHandle handle = 0;
+  CU_CHECK(cuMemImportFromShareableHandle(&handle, reinterpret_cast<void*>(static_cast<uintptr_t>(fd)),
+                                          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+  close(fd);
+  const Mapped m = mapHere(handle, size, dev);
+  CU_CHECK(cuMemRelease(handle));
+  return m;
+}
+//! [import]
+
+//! [exporter]
+// In a child, "the exporter": creates and fills the memory, sends the descriptor, and once the parent
+// has mapped it, gives back everything it holds (mapping, addresses, descriptor) and exits.
+int childExporter(int parent) {
+  Primary p;
+  tell(parent, note("ready"));
+  const Note order = await(parent, "export");
+  const Shared s = createShared(p.dev, order.a);
+  const uint32_t seed = 0xF11E5u;
+  CU_CHECK(cuMemcpyHtoD(s.mapped.ptr, pattern(seed, s.mapped.size / 4).data(), s.mapped.size));
+  tell(parent, note("exported", s.mapped.size, seed), s.fd);
+  await(parent, "mapped");
+  unmap(s.mapped);
+  close(s.fd);
+  tell(parent, note("released"));
+  return wb::kExitOk;
+}
+//! [exporter]
+
+//! [fd-protocol]
+// This process imports what the exporter sent, and holds it after the exporter has exited.
+void fdSharing(Children& kids, CUdevice dev) {
+  kids.exporter.send(note("export", 64u << 20));
+  int fd = -1;
+  const Note offer = hear(kids.exporter, "the exporter", "exported", &fd);
+  wb::expect(fd >= 0, "a descriptor arriving with the message", "the message carried none");
+  const Mapped m = importShared(fd, offer.a, dev);
+  const size_t words = m.size / sizeof(uint32_t);
+  const size_t whileAlive = wordsOfPattern(m.ptr, words, static_cast<uint32_t>(offer.b));
+  kids.exporter.send(note("mapped"));
+  hear(kids.exporter, "the exporter", "released");
+  const wb::ProcessEnd& end = kids.exporter.end();
+  const size_t held = freeMemory();
+  const size_t afterExit = wordsOfPattern(m.ptr, words, static_cast<uint32_t>(offer.b));
+  CU_CHECK(cuMemsetD32(m.ptr, kMark, 1));
+  const unsigned first = firstWord(m.ptr);
+  unmap(m);  // the last reference to the memory, in any process
+  const size_t released = freeMemory();
+  //! [fd-protocol]
+  //! [fd-report]
+  std::printf("the exporter: cuMemCreate of %s for POSIX file descriptors, filled, exported, the descriptor sent\n",
+              wb::bytes(offer.a).c_str());
+  std::printf("this process: imported and mapped at %s: %zu of %zu words as the exporter wrote them\n",
+              wb::hex(m.ptr).c_str(), whileAlive, words);
+  std::printf("the exporter: unmapped, closed its descriptor (its handle was released at once); %s\n",
+              howItEnded(end).c_str());
+  std::printf("after the exporter exited: %zu of %zu words still there; 0x%X written into the first, read back "
+              "0x%X\n", afterExit, words, kMark, first);
+  std::printf("this process's cuMemUnmap, the last reference: free memory %s\n", moved(held, released).c_str());
+  wb::expect(whileAlive == words && afterExit == words && first == kMark && end.code == 0,
+             "the memory intact and usable after the exporter exited", std::to_string(afterExit) + " words right");
+  wb::expect(released >= held + offer.a / 2, "the memory given back by the last unmap",
+             "free memory " + moved(held, released));
+}
+//! [fd-report]
+
+// ---- Step 5: interprocess events ------------------------------------------------------------------
+
+//! [producer]
+// In a child, "the producer": its buffer, shared by descriptor, holds the stale value; its event is
+// made for other processes (CU_EVENT_INTERPROCESS needs CU_EVENT_DISABLE_TIMING with it).
+int childProducer(int parent) {
+  Primary p;
+  CUlibrary library = nullptr;
+  CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
+                                 nullptr, nullptr, 0));
+  const Kernels k = Kernels::load(library);
+  CUstream stream = nullptr;
+  CU_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  CUevent produced = nullptr;
+  CU_CHECK(cuEventCreate(&produced, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+  const Shared s = createShared(p.dev, 4u << 20);
+  const size_t words = s.mapped.size / sizeof(uint32_t);
+  CU_CHECK(cuMemsetD32(s.mapped.ptr, kStale, words));
+  CU_CHECK(cuCtxSynchronize());
+  tell(parent, note("ready"));
+  //! [producer]
+  //! [producer-gate]
+  // On the consumer's word: the gate, the new value behind it, the event behind that; the event's
+  // handle and the buffer's descriptor sent. The gate opens when the consumer says so, and the event
+  // is destroyed only after the consumer has destroyed its own (the reverse is undefined).
+  await(parent, "produce");
+  wb::Gate::Outcome seen = wb::Gate::TimedOut;
+  {
+    wb::Gate gate(k.gate, stream, kGateSeconds);
+    CU_CHECK(cuMemsetD32Async(s.mapped.ptr, kFresh, words, stream));
+    CU_CHECK(cuEventRecord(produced, stream));
+    Note offer = note("produced", s.mapped.size);
+    CUipcEventHandle handle{};
+    CU_CHECK(cuIpcGetEventHandle(&handle, produced));
+    std::memcpy(offer.handle, &handle, sizeof handle);
+    tell(parent, offer, s.fd);
+    await(parent, "open");
+    seen = gate.outcome();  // Waiting: nothing had run behind it yet
+    gate.open();
+  }
+  CU_CHECK(cuStreamSynchronize(stream));
+  tell(parent, note("opened", seen));
+  await(parent, "done");
+  CU_CHECK(cuEventDestroy(produced));
+  unmap(s.mapped);
+  close(s.fd);
+  //! [producer-gate]
+  CU_CHECK(cuStreamDestroy(stream));
+  CU_CHECK(cuLibraryUnload(library));
+  return wb::kExitOk;
+}
+
+//! [consumer]
+// This process, the consumer: its stream waits for the producer's event, then copies the shared
+// buffer into pinned host memory. Both calls only enqueue; the copy must stay pending until the
+// producer's gate opens.
+void interprocessEvent(Children& kids, CUdevice dev) {
+  kids.producer.send(note("produce"));
+  int fd = -1;
+  const Note offer = hear(kids.producer, "the producer", "produced", &fd);
+  wb::expect(fd >= 0, "a descriptor arriving with the message", "the message carried none");
+  const Mapped shared = importShared(fd, offer.a, dev);
+  const size_t words = shared.size / sizeof(uint32_t);
+  CUipcEventHandle handle{};
+  std::memcpy(&handle, offer.handle, sizeof handle);
+  CUevent ready = nullptr, copied = nullptr;
+  CU_CHECK(cuIpcOpenEventHandle(&ready, handle));
+  CU_CHECK(cuEventCreate(&copied, CU_EVENT_DISABLE_TIMING));
+  CUstream stream = nullptr;
+  CU_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  uint32_t* host = nullptr;
+  CU_CHECK(cuMemAllocHost(reinterpret_cast<void**>(&host), shared.size));
+  std::fill(host, host + words, kUnread);
+  CU_CHECK(cuStreamWaitEvent(stream, ready, 0));
+  CU_CHECK(cuMemcpyDtoHAsync(host, shared.ptr, shared.size, stream));
+  CU_CHECK(cuEventRecord(copied, stream));
+  const CUresult early = cuEventQuery(copied);
+  const uint32_t earlyWord = host[0];
+  kids.producer.send(note("open"));
+  CU_CHECK(cuEventSynchronize(copied));
+  //! [consumer]
+  //! [consumer-report]
+  const Note opened = hear(kids.producer, "the producer", "opened");
+  const size_t fresh = static_cast<size_t>(std::count(host, host + words, kFresh));
+  const size_t stale = static_cast<size_t>(std::count(host, host + words, kStale));
+  CU_CHECK(cuEventDestroy(ready));  // the consumer's event first: the producer destroys its own after
+  CU_CHECK(cuEventDestroy(copied));
+  CU_CHECK(cuStreamDestroy(stream));
+  CU_CHECK(cuMemFreeHost(host));
+  unmap(shared);
+  kids.producer.send(note("done"));
+  const wb::ProcessEnd& end = kids.producer.end();
+  std::printf("the producer: its stream held by a gate, behind it cuMemsetD32Async of 0x%X over a buffer that "
+              "held 0x%X, then cuEventRecord of an interprocess event; handle and descriptor sent\n", kFresh, kStale);
+  std::printf("this process: cuIpcOpenEventHandle, cuStreamWaitEvent, cuMemcpyDtoHAsync into pinned memory\n"
+              "  then cuEventQuery after the copy: %s; the host buffer's first word: 0x%X\n",
+              wb::errorName(early).c_str(), earlyWord);
+  std::printf("told the producer to open its gate; after cuEventSynchronize: %zu of %zu words are 0x%X, %zu the "
+              "stale 0x%X\n", fresh, words, kFresh, stale, kStale);
+  std::printf("the producer's gate was %s when told to open; %s\n",
+              opened.a == wb::Gate::Waiting ? "still waiting" : "NOT waiting", howItEnded(end).c_str());
+  wb::expect(early == CUDA_ERROR_NOT_READY && earlyWord == kUnread && opened.a == wb::Gate::Waiting,
+             "the copy waiting for the producer's event", wb::errorName(early) + ", first word " + wb::hex(earlyWord));
+  wb::expect(fresh == words && end.code == 0, "the producer's data, never the stale data, once the gate opened",
+             std::to_string(fresh) + " words fresh, " + std::to_string(stale) + " stale");
+}
+//! [consumer-report]
+
+int childMain(const std::vector<std::string>& args) {
+  const std::string what = args.empty() ? "" : args[0];
+  const int channel = wb::channelFromParent();
+  try {
+    if (what == "fork-after-init") return childForkAfterInit();
+    if (what == "fork-before-init") return childForkBeforeInit();
+    if (what == "worker") return childWorker();
+    if (channel >= 0 && what == "neighbour") return childNeighbour(channel);
+    if (channel >= 0 && what == "importer") return childImporter(channel);
+    if (channel >= 0 && what == "exporter") return childExporter(channel);
+    if (channel >= 0 && what == "producer") return childProducer(channel);
+  } catch (const Quit&) {
+    return wb::kExitOk;
+  }
+  std::fprintf(stderr, "usage: lesson17-processes --child fork-after-init|fork-before-init|worker, or "
+                       "neighbour|importer|exporter|producer with WORKBOOK_CHANNEL set\n");
+  return wb::kExitUsage;
+}
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (!args.empty() && args[0] == "--child") return childMain({args.begin() + 1, args.end()});
+    if (!args.empty()) {
+      std::fprintf(stderr, "usage: %s\n", argv[0]);
+      return wb::kExitUsage;
+    }
+    wb::checkEnvironment({
+        {"CUDA_LAUNCH_BLOCKING", wb::Under::Controls,
+         "its children run without it: their gate kernels must leave their streams busy"},
+    });
+    Primary primary;  // the parent initialises CUDA first: every child below is started after cuInit
+    CUlibrary library = nullptr;
+    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
+                                   nullptr, nullptr, 0));  // a damaged image stops the lesson before any child
+    const Kernels k = Kernels::load(library);
+    // Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER) steps 2 and 5,
+    // whose work must run beside another process's waiting kernel, are left out and say so.
+    const bool sanitized = std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr;
+    const char* leftOut =
+        "left out under compute-sanitizer: this process's work must run beside another's waiting kernel\n";
+    {
+      Children kids;  // all of them start now, side by side
+      wb::step(1, "CUDA and fork");
+      forkStep(kids);
+      awaitReady(kids);
+      wb::step(2, "Several processes on one GPU");
+      if (sanitized) {
+        std::printf("%s", leftOut);
+        kids.neighbour.send(note("quit"));
+      } else {
+        severalProcesses(k, kids, primary.dev);
+      }
+      wb::step(3, "Legacy IPC: cuIpcGetMemHandle");
+      legacyIpc(kids, primary.dev);
+      wb::step(4, "Sharing by file descriptor: who holds the memory");
+      fdSharing(kids, primary.dev);
+      wb::step(5, "Ordering another process's work: interprocess events");
+      if (sanitized) {
+        std::printf("%s", leftOut);
+        kids.producer.send(note("quit"));
+      } else {
+        interprocessEvent(kids, primary.dev);
+      }
+    }
+    CU_CHECK(cuLibraryUnload(library));
+    return wb::kExitOk;
+  } catch (...) {
+    return wb::reportFatal(std::current_exception());
+  }
+}

@@ -1,0 +1,557 @@
+// Lesson 17's claims: a second process, started by fork and exec after this one initialised CUDA,
+// has a context of its own, its allocation and its free move the free memory this process sees, and
+// its kernel waiting on the GPU does not stop this process's kernel; memory from cuMemAlloc crosses
+// to another process through cuIpcGetMemHandle and is closed there before it is freed here; memory
+// exported as a POSIX file descriptor stays usable in the importer after the exporter gave back
+// everything and exited, and goes back with the importer's last unmap; a stream waiting on another
+// process's interprocess event stays pending until that process's work is done and then reads its
+// data, never the stale data. What the reference leaves open (a child forked after cuInit, an IPC
+// handle opened in the process that exported it) runs in a child and is held only to "does not
+// succeed". Every child has a time limit, and every wait for a child's message a deadline.
+#include "channel.hpp"
+#include "damaged_images.hpp"
+#include "gate.hpp"
+#include "support.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr unsigned kChildSeconds = 20, kForkedSeconds = 3;
+constexpr double kReplySeconds = 10, kGateSeconds = 5;
+constexpr unsigned kMark = 0x600DF00Du, kStale = 0xDEADBEEFu, kFresh = 0x600DDA7Au, kUnread = 0xFFFFFFFFu;
+
+// What the parent and a child of this binary say to each other: one datagram each.
+struct Note {
+  char what[16] = {};
+  int64_t v[4] = {};
+  unsigned char handle[CU_IPC_HANDLE_SIZE] = {};
+};
+
+Note note(const char* what, int64_t a = 0, int64_t b = 0, int64_t c = 0, int64_t d = 0) {
+  Note n;
+  std::snprintf(n.what, sizeof n.what, "%s", what);
+  n.v[0] = a, n.v[1] = b, n.v[2] = c, n.v[3] = d;
+  return n;
+}
+
+bool said(const Note& n, const char* what) { return std::strncmp(n.what, what, sizeof n.what) == 0; }
+
+// In a child: its end of the channel, the parent's next message (which must be `what`), and a reply.
+int parentChannel() {
+  const int fd = wb::channelFromParent();
+  REQUIRE_MESSAGE(fd >= 0, "started without a channel (WORKBOOK_CHANNEL)");
+  return fd;
+}
+
+Note await(int parent, const char* what, int* fd = nullptr) {
+  Note n;
+  REQUIRE(wb::receiveMessage(parent, &n, sizeof n, fd, kReplySeconds) == wb::Received::Message);
+  REQUIRE(said(n, what));
+  return n;
+}
+
+void tell(int parent, const Note& n, int fd = -1) { REQUIRE(wb::sendMessage(parent, &n, sizeof n, fd)); }
+
+// In the parent: this binary again, running one child test case, with a channel and a time limit.
+struct Child {
+  explicit Child(const char* testCase)
+      : channel({wb::selfPath(), std::string("--test-case=") + testCase, "--no-version"}, {"WORKBOOK_CHILD=1"},
+                kChildSeconds) {}
+  ~Child() { channel.send(note("quit")); }  // a child still waiting (a test that stopped early) ends now
+  wb::ChildChannel channel;
+
+  Note hear(const char* what, int* fd = nullptr) {
+    Note n;
+    const bool got = channel.receive(n, kReplySeconds, fd);
+    if (!got || !said(n, what)) {
+      const wb::ProcessEnd& end = channel.end();
+      const std::string instead = got ? "it said \"" + std::string(n.what, strnlen(n.what, sizeof n.what)) + "\""
+                                      : std::string("it said nothing within its time");
+      FAIL("the child did not say \"" << std::string(what) << "\" (" << instead << "); it ended with signal "
+                                        << end.signal << ", exit code " << end.code << ":\n" << end.output);
+    }
+    return n;
+  }
+  void say(const Note& n) { REQUIRE(channel.send(n)); }
+};
+
+uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<uint32_t>(i * 2654435761u); }
+
+void writePattern(CUdeviceptr p, size_t words, uint32_t seed) {
+  std::vector<uint32_t> v(words);
+  for (size_t i = 0; i < words; ++i) v[i] = patternAt(seed, i);
+  CU_CHECK(cuMemcpyHtoD(p, v.data(), words * sizeof(uint32_t)));
+}
+
+size_t wordsOfPattern(CUdeviceptr p, size_t words, uint32_t seed) {
+  std::vector<uint32_t> v(words);
+  CU_CHECK(cuMemcpyDtoH(v.data(), p, words * sizeof(uint32_t)));
+  size_t right = 0;
+  for (size_t i = 0; i < words; ++i) right += v[i] == patternAt(seed, i);
+  return right;
+}
+
+unsigned firstWord(CUdeviceptr p) {
+  unsigned w = 0;
+  CU_CHECK(cuMemcpyDtoH(&w, p, sizeof w));
+  return w;
+}
+
+// The primary context of device 0, current; with the kernels of streams.fatbin where asked.
+struct Lab {
+  wbt::RetainedPrimary primary{(wbt::initDriver(), wbt::device(0))};
+  wbt::Pushed current{primary.get()};
+  CUlibrary library = nullptr;
+  wb::StreamKernels k;
+  explicit Lab(bool kernels = false) {
+    if (!kernels) return;
+    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
+                                   nullptr, nullptr, 0));
+    k = wb::StreamKernels::load(library);  // loaded before any gate closes
+  }
+  ~Lab() {
+    if (library) cuLibraryUnload(library);
+  }
+  CUdevice dev() const { return primary.device(); }
+};
+
+class Stream {
+ public:
+  Stream() { CU_CHECK(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
+  ~Stream() {
+    cuStreamSynchronize(s_);
+    cuStreamDestroy(s_);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  CUstream get() const { return s_; }
+
+ private:
+  CUstream s_ = nullptr;
+};
+
+// Pinned host memory (so an asynchronous copy into it stays asynchronous), freed at scope exit.
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(size_t words) : words_(words) {
+    CU_CHECK(cuMemAllocHost(reinterpret_cast<void**>(&p_), words * sizeof(uint32_t)));
+    std::fill(p_, p_ + words, kUnread);
+  }
+  ~PinnedBuffer() { cuMemFreeHost(p_); }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  uint32_t* get() const { return p_; }
+  size_t count(uint32_t value) const { return static_cast<size_t>(std::count(p_, p_ + words_, value)); }
+
+ private:
+  uint32_t* p_ = nullptr;
+  size_t words_;
+};
+
+size_t granularity(CUdevice dev) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = dev;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  size_t granule = 0;
+  CU_CHECK(cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+  return granule;
+}
+
+// A handle mapped at addresses of this process's own and granted to dev; unmapped at scope exit
+// unless unmap() came first.
+class Mapping {
+ public:
+  Mapping(CUmemGenericAllocationHandle handle, size_t size, CUdevice dev) : size_(size) {
+    CU_CHECK(cuMemAddressReserve(&ptr_, size, granularity(dev), 0, 0));
+    CU_CHECK(cuMemMap(ptr_, size, 0, handle, 0));
+    mapped_ = true;
+    CUmemAccessDesc access{};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = dev;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    CU_CHECK(cuMemSetAccess(ptr_, size, &access, 1));
+  }
+  ~Mapping() { unmap(); }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  CUdeviceptr get() const { return ptr_; }
+  size_t size() const { return size_; }
+  void unmap() {
+    if (mapped_) cuMemUnmap(ptr_, size_);
+    if (ptr_) cuMemAddressFree(ptr_, size_);
+    mapped_ = false, ptr_ = 0;
+  }
+
+ private:
+  CUdeviceptr ptr_ = 0;
+  size_t size_;
+  bool mapped_ = false;
+};
+
+// Memory made for sharing as a POSIX file descriptor, mapped here, and its descriptor; the handle is
+// released at once (the mapping and the descriptor hold the memory).
+struct Shared {
+  std::unique_ptr<Mapping> mapping;
+  int fd = -1;
+  Shared(CUdevice dev, size_t bytes) {
+    const size_t g = granularity(dev), size = (bytes + g - 1) / g * g;
+    CUmemAllocationProp prop{};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = dev;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    CUmemGenericAllocationHandle handle = 0;
+    CU_CHECK(cuMemCreate(&handle, size, &prop, 0));
+    mapping = std::make_unique<Mapping>(handle, size, dev);
+    const CUresult exported = cuMemExportToShareableHandle(&fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    CU_CHECK(cuMemRelease(handle));
+    CU_CHECK(exported);
+  }
+  ~Shared() { closeFd(); }
+  Shared(const Shared&) = delete;
+  Shared& operator=(const Shared&) = delete;
+  void closeFd() {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+};
+
+// What another process sent: imported, the descriptor closed, mapped here, the handle released.
+std::unique_ptr<Mapping> importShared(int fd, size_t size, CUdevice dev) {
+  CUmemGenericAllocationHandle handle = 0;
+  const CUresult imported = cuMemImportFromShareableHandle(
+      &handle, reinterpret_cast<void*>(static_cast<uintptr_t>(fd)), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+  close(fd);
+  CU_CHECK(imported);
+  auto m = std::make_unique<Mapping>(handle, size, dev);
+  CU_CHECK(cuMemRelease(handle));
+  return m;
+}
+
+}  // namespace
+
+// ---- several-processes ------------------------------------------------------------------------------
+
+// In a child: allocates what the parent asks for, then holds a gate kernel waiting until the parent
+// says "release"; reports whether the gate was still waiting then, and frees.
+TEST_CASE("child: a neighbour allocates and holds a kernel waiting" * doctest::skip(!wbt::inChild())) {
+  const int parent = parentChannel();
+  Lab lab(true);
+  Stream stream;
+  tell(parent, note("ready"));
+  const Note order = await(parent, "allocate");
+  wb::Gate::Outcome seen = wb::Gate::TimedOut;
+  {
+    wbt::DeviceBuffer big(static_cast<size_t>(order.v[0]));
+    wb::Gate gate(lab.k.gate, stream.get(), kGateSeconds);
+    tell(parent, note("holding"));
+    await(parent, "release");
+    seen = gate.outcome();
+  }
+  tell(parent, note("released", seen));
+}
+
+TEST_SUITE("several-processes") {
+  TEST_CASE("a process started by fork and exec after this one initialised CUDA has a context of its own: its allocation lowers the free memory this process sees and its cuMemFree raises it again, and this process's kernel runs to its end while that process's kernel waits on the GPU") {
+    Lab lab(true);  // this process initialises CUDA before it starts the other
+    REQUIRE(wbt::attribute(lab.dev(), CU_DEVICE_ATTRIBUTE_COMPUTE_MODE) == CU_COMPUTEMODE_DEFAULT);
+    Child neighbour("child: a neighbour allocates and holds a kernel waiting");
+    neighbour.hear("ready");
+    const size_t bytes = size_t{1} << 30;
+    const size_t before = wbt::freeMemory();
+    neighbour.say(note("allocate", static_cast<int64_t>(bytes)));
+    neighbour.hear("holding");
+    const size_t during = wbt::freeMemory();
+    unsigned stamp = 0;
+    {
+      wb::PinnedWords words(2);
+      Stream s;
+      CUdeviceptr counter = words.device(0), slot = words.device(1);
+      void* args[] = {&counter, &slot};
+      CU_CHECK(cuLaunchKernel(lab.k.stamp, 1, 1, 1, 1, 1, 1, 0, s.get(), args, nullptr));
+      CU_CHECK(cuStreamSynchronize(s.get()));
+      stamp = words.read(1);
+    }
+    neighbour.say(note("release"));
+    const Note released = neighbour.hear("released");
+    const size_t after = wbt::freeMemory();
+    const wb::ProcessEnd& end = neighbour.channel.end();
+    MESSAGE("free memory: " << before << " B, with the other process's 1 GiB " << during << " B, after its free "
+                            << after << " B");
+    CHECK(before >= during + bytes * 3 / 4);
+    CHECK(after >= during + bytes * 3 / 4);
+    CHECK(stamp == 1);
+    CHECK_MESSAGE(released.v[0] == wb::Gate::Waiting,
+                  "the other process's kernel had given up before this process's kernel ended");
+    CHECK(end.code == 0);
+  }
+}
+
+// ---- legacy-ipc --------------------------------------------------------------------------------------
+
+// In a child: opens the parent's IPC handle, counts the parent's pattern, writes kMark into the
+// first word, and closes the mapping before it says so.
+TEST_CASE("child: an importer opens the parent's IPC handle" * doctest::skip(!wbt::inChild())) {
+  const int parent = parentChannel();
+  Lab lab;
+  tell(parent, note("ready"));
+  const Note offer = await(parent, "open");
+  CUipcMemHandle handle{};
+  std::memcpy(&handle, offer.handle, sizeof handle);
+  CUdeviceptr shared = 0;
+  REQUIRE(cuIpcOpenMemHandle(&shared, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) == CUDA_SUCCESS);
+  const size_t right = wordsOfPattern(shared, static_cast<size_t>(offer.v[0]) / 4, static_cast<uint32_t>(offer.v[1]));
+  CU_CHECK(cuMemsetD32(shared, kMark, 1));
+  CU_CHECK(cuCtxSynchronize());
+  REQUIRE(cuIpcCloseMemHandle(shared) == CUDA_SUCCESS);
+  tell(parent, note("closed", static_cast<int64_t>(right)));
+}
+
+TEST_SUITE("legacy-ipc") {
+  TEST_CASE("memory from cuMemAlloc, exported with cuIpcGetMemHandle, is opened by another process, which reads this process's data and writes into it, and closes it with cuIpcCloseMemHandle before this process frees it") {
+    Child importer("child: an importer opens the parent's IPC handle");  // starts while this process initialises
+    Lab lab;
+    REQUIRE(wbt::attribute(lab.dev(), CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED) == 1);
+    const size_t bytes = 4u << 20, words = bytes / 4;
+    const uint32_t seed = 0x1E6AC7u;
+    wbt::DeviceBuffer buffer(bytes);
+    writePattern(buffer.get(), words, seed);
+    CUipcMemHandle handle{};
+    REQUIRE(cuIpcGetMemHandle(&handle, buffer.get()) == CUDA_SUCCESS);
+    Note offer = note("open", static_cast<int64_t>(bytes), seed);
+    std::memcpy(offer.handle, &handle, sizeof handle);
+    importer.hear("ready");
+    importer.say(offer);
+    const Note closed = importer.hear("closed");
+    const wb::ProcessEnd& end = importer.channel.end();
+    CHECK(closed.v[0] == static_cast<int64_t>(words));
+    CHECK_MESSAGE(firstWord(buffer.get()) == kMark, "the other process's write did not arrive here");
+    CHECK(end.code == 0);
+  }  // the buffer is freed here: after the importer closed it and ended
+}
+
+// ---- fd-lifetime --------------------------------------------------------------------------------------
+
+// In a child: creates memory for sharing, fills it with a pattern, sends its descriptor; once the
+// parent has mapped it, unmaps it and closes the descriptor (its handle went at once) and ends.
+TEST_CASE("child: an exporter shares memory by descriptor and then gives it all back" * doctest::skip(!wbt::inChild())) {
+  const int parent = parentChannel();
+  Lab lab;
+  tell(parent, note("ready"));
+  const Note order = await(parent, "export");
+  Shared shared(lab.dev(), static_cast<size_t>(order.v[0]));
+  const uint32_t seed = 0xF11E5u;
+  writePattern(shared.mapping->get(), shared.mapping->size() / 4, seed);
+  tell(parent, note("exported", static_cast<int64_t>(shared.mapping->size()), seed), shared.fd);
+  await(parent, "mapped");
+  shared.mapping->unmap();
+  shared.closeFd();
+  tell(parent, note("released"));
+}
+
+TEST_SUITE("fd-lifetime") {
+  TEST_CASE("memory imported from a POSIX file descriptor stays usable here after its exporter gave back its mapping, handle and descriptor and exited; this process's unmap, the last reference, gives it back") {
+    Child exporter("child: an exporter shares memory by descriptor and then gives it all back");
+    Lab lab;
+    REQUIRE(wbt::attribute(lab.dev(), CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED) == 1);
+    exporter.hear("ready");
+    exporter.say(note("export", 64 << 20));
+    int fd = -1;
+    const Note offer = exporter.hear("exported", &fd);
+    REQUIRE(fd >= 0);
+    const size_t size = static_cast<size_t>(offer.v[0]), words = size / 4;
+    const uint32_t seed = static_cast<uint32_t>(offer.v[1]);
+    std::unique_ptr<Mapping> m = importShared(fd, size, lab.dev());
+    const size_t whileAlive = wordsOfPattern(m->get(), words, seed);
+    exporter.say(note("mapped"));
+    exporter.hear("released");
+    const wb::ProcessEnd& end = exporter.channel.end();
+    REQUIRE(end.code == 0);
+    const size_t held = wbt::freeMemory();
+    const size_t afterExit = wordsOfPattern(m->get(), words, seed);
+    CU_CHECK(cuMemsetD32(m->get(), kMark, 1));
+    const unsigned first = firstWord(m->get());
+    m->unmap();
+    const size_t released = wbt::freeMemory();
+    MESSAGE("free memory with the exporter gone and the mapping here: " << held << " B; after the unmap: " << released
+                                                                        << " B");
+    CHECK(whileAlive == words);
+    CHECK_MESSAGE(afterExit == words, "the data did not survive the exporter");
+    CHECK(first == kMark);
+    CHECK_MESSAGE(released >= held + size / 2, "the last unmap did not give the memory back");
+  }
+}
+
+// ---- interprocess-event --------------------------------------------------------------------------------
+
+// In a child: holds its stream with a gate, overwrites the shared buffer behind it and records an
+// interprocess event; sends the event's handle and the buffer's descriptor; opens the gate when told;
+// destroys its event only after the parent said "done" (the parent destroys its own first).
+TEST_CASE("child: a producer writes behind a gate and records an interprocess event" * doctest::skip(!wbt::inChild())) {
+  const int parent = parentChannel();
+  Lab lab(true);
+  Stream stream;
+  CUevent produced = nullptr;
+  REQUIRE(cuEventCreate(&produced, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS);
+  Shared shared(lab.dev(), 4u << 20);
+  const size_t words = shared.mapping->size() / 4;
+  CU_CHECK(cuMemsetD32(shared.mapping->get(), kStale, words));
+  CU_CHECK(cuCtxSynchronize());
+  tell(parent, note("ready"));
+  await(parent, "produce");
+  wb::Gate::Outcome seen = wb::Gate::TimedOut;
+  {
+    wb::Gate gate(lab.k.gate, stream.get(), kGateSeconds);
+    CU_CHECK(cuMemsetD32Async(shared.mapping->get(), kFresh, words, stream.get()));
+    CU_CHECK(cuEventRecord(produced, stream.get()));
+    CUipcEventHandle handle{};
+    REQUIRE(cuIpcGetEventHandle(&handle, produced) == CUDA_SUCCESS);
+    Note offer = note("produced", static_cast<int64_t>(shared.mapping->size()));
+    std::memcpy(offer.handle, &handle, sizeof handle);
+    tell(parent, offer, shared.fd);
+    await(parent, "open");
+    seen = gate.outcome();
+  }
+  CU_CHECK(cuStreamSynchronize(stream.get()));
+  tell(parent, note("opened", seen));
+  await(parent, "done");
+  CHECK(cuEventDestroy(produced) == CUDA_SUCCESS);
+}
+
+TEST_SUITE("interprocess-event") {
+  TEST_CASE("a stream waiting on another process's interprocess event stays pending while that process's gate holds the work before the event, then reads that process's data and never the stale data") {
+    Child producer("child: a producer writes behind a gate and records an interprocess event");
+    Lab lab;
+    producer.hear("ready");
+    producer.say(note("produce"));
+    int fd = -1;
+    const Note offer = producer.hear("produced", &fd);
+    REQUIRE(fd >= 0);
+    const size_t size = static_cast<size_t>(offer.v[0]), words = size / 4;
+    std::unique_ptr<Mapping> shared = importShared(fd, size, lab.dev());
+    CUipcEventHandle handle{};
+    std::memcpy(&handle, offer.handle, sizeof handle);
+    CUevent ready = nullptr;
+    REQUIRE(cuIpcOpenEventHandle(&ready, handle) == CUDA_SUCCESS);
+    CUresult early = CUDA_SUCCESS;
+    uint32_t earlyWord = 0;
+    size_t fresh = 0, stale = 0;
+    {
+      Stream s;
+      PinnedBuffer host(words);
+      CUevent copied = nullptr;
+      CU_CHECK(cuEventCreate(&copied, CU_EVENT_DISABLE_TIMING));
+      CU_CHECK(cuStreamWaitEvent(s.get(), ready, 0));
+      CU_CHECK(cuMemcpyDtoHAsync(host.get(), shared->get(), size, s.get()));
+      CU_CHECK(cuEventRecord(copied, s.get()));
+      early = cuEventQuery(copied);
+      earlyWord = host.get()[0];
+      producer.say(note("open"));
+      CHECK(cuEventSynchronize(copied) == CUDA_SUCCESS);
+      fresh = host.count(kFresh), stale = host.count(kStale);
+      cuEventDestroy(copied);
+    }
+    const Note opened = producer.hear("opened");
+    CHECK(cuEventDestroy(ready) == CUDA_SUCCESS);  // before the producer destroys its own
+    shared->unmap();
+    producer.say(note("done"));
+    const wb::ProcessEnd& end = producer.channel.end();
+    MESSAGE("cuEventQuery while the producer's gate held: " << wb::errorName(early) << "; then " << fresh
+                                                            << " words fresh, " << stale << " stale");
+    CHECK(early == CUDA_ERROR_NOT_READY);
+    CHECK_MESSAGE(earlyWord == kUnread, "the copy had run before the producer's work");
+    CHECK_MESSAGE(opened.v[0] == wb::Gate::Waiting, "the producer's gate had given up before it was told to open");
+    CHECK(stale == 0);
+    CHECK(fresh == words);
+    CHECK(end.code == 0);
+  }
+}
+
+// ---- unspecified -------------------------------------------------------------------------------------------
+
+// In a child: CUDA initialised, a context current, memory allocated. First a handle of its own
+// allocation, opened in its own process; then fork() without exec, and the forked process calls
+// cuMemAlloc in the context it inherited, reporting through a pipe. Reports both to the parent:
+// the open's result; the forked cuMemAlloc's result (or -1 when it never reported); how the forked
+// process ended (signal, exit code).
+TEST_CASE("child: what the reference leaves open" * doctest::skip(!wbt::inChild())) {
+  const int parent = parentChannel();
+  Lab lab;
+  wbt::DeviceBuffer buffer(1u << 20);
+  CUipcMemHandle mine{};
+  REQUIRE(cuIpcGetMemHandle(&mine, buffer.get()) == CUDA_SUCCESS);
+  CUdeviceptr again = 0;
+  const CUresult reopened = cuIpcOpenMemHandle(&again, mine, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  if (reopened == CUDA_SUCCESS) cuIpcCloseMemHandle(again);
+
+  std::fflush(stdout);
+  int fds[2];
+  REQUIRE(pipe2(fds, O_CLOEXEC) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {  // the forked process: nothing but the call, write(2) and _exit
+    alarm(kForkedSeconds);
+    CUdeviceptr more = 0;
+    const int rc = static_cast<int>(cuMemAlloc(&more, 4096));
+    if (write(fds[1], &rc, sizeof rc) < 0) _exit(3);
+    _exit(0);
+  }
+  close(fds[1]);
+  int forkedAlloc = -1;
+  ssize_t got = 0;
+  while ((got = read(fds[0], &forkedAlloc, sizeof forkedAlloc)) < 0 && errno == EINTR) {
+  }
+  if (got != static_cast<ssize_t>(sizeof forkedAlloc)) forkedAlloc = -1;
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  tell(parent, note("results", reopened, forkedAlloc, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+                    WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+}
+
+namespace {
+// One run of that child serves every case of the suite.
+const Note& openQuestions() {
+  static const Note results = [] {
+    Child child("child: what the reference leaves open");
+    return child.hear("results");
+  }();
+  return results;
+}
+}  // namespace
+
+// Named "unspecified": the sanitize target leaves these suites out.
+TEST_SUITE("unspecified") {
+  TEST_CASE("a process forked without exec after cuInit cannot use the context it inherited: cuMemAlloc there does not return CUDA_SUCCESS, or the forked process dies or hangs and is ended") {
+    const Note& r = openQuestions();
+    const int alloc = static_cast<int>(r.v[1]), signal = static_cast<int>(r.v[2]), code = static_cast<int>(r.v[3]);
+    MESSAGE("in the forked process cuMemAlloc returned "
+            << (alloc < 0 ? std::string("nothing (it never reported)") : wb::errorName(static_cast<CUresult>(alloc)))
+            << "; it ended with signal " << signal << ", exit code " << code);
+    CHECK(alloc != CUDA_SUCCESS);  // -1: it died or hung before reporting
+  }
+  TEST_CASE("cuIpcOpenMemHandle of a handle exported by the same process does not succeed") {
+    const Note& r = openQuestions();
+    MESSAGE("cuIpcOpenMemHandle in the exporting process: " << wb::errorName(static_cast<CUresult>(r.v[0])));
+    CHECK(r.v[0] != CUDA_SUCCESS);
+  }
+}
+
+TEST_SUITE("damaged-images") {
+  TEST_CASE("pointed at an empty folder or at damaged images, the program stops in seconds, naming the file") {
+    wbt::checkProgramRefusesDamagedImages(WORKBOOK_LESSON_PROGRAM);
+  }
+}
