@@ -38,6 +38,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 using Kernels = wb::StreamKernels;  // gate, stamp and burn (common/gate.hpp)
@@ -381,28 +382,63 @@ void awaitReady(Children& kids) {
 
 // ---- Step 2: several processes --------------------------------------------------------------------
 
+//! [start-gate]
+// announced_gate launched in a stream over words of its own ([0] it runs, [1] the gate, [2] its
+// outcome, 0 while it waits). The constructor returns once the GPU says the kernel runs: from then
+// on it surely waits. Like wb::Gate, it is opened, and waited for, at scope exit.
+class AnnouncedGate {
+ public:
+  AnnouncedGate(CUfunction kernel, CUstream stream) : stream_(stream) {
+    CUdeviceptr running = words_.device(0), gate = words_.device(1), outcome = words_.device(2);
+    unsigned long long deadlineNs = static_cast<unsigned long long>(kGateSeconds * 1e9);
+    void* args[] = {&running, &gate, &deadlineNs, &outcome};
+    CU_CHECK(cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream, args, nullptr));
+    const wb::Stopwatch clock;
+    while (words_.read(0) == 0 && clock.ms() < kGateSeconds * 1000) std::this_thread::yield();
+    if (words_.read(0) == 0) {
+      open();
+      cuStreamSynchronize(stream_);  // its words must outlive it
+      throw std::runtime_error("the gate kernel did not start within its deadline");
+    }
+  }
+  ~AnnouncedGate() {
+    open();
+    cuStreamSynchronize(stream_);
+  }
+  AnnouncedGate(const AnnouncedGate&) = delete;
+  AnnouncedGate& operator=(const AnnouncedGate&) = delete;
+  void open() { words_.write(1, 1); }
+  unsigned outcome() const { return words_.read(2); }
+
+ private:
+  wb::PinnedWords words_{3};
+  CUstream stream_;
+};
+//! [start-gate]
+
 //! [neighbour]
-// In a child, "the neighbour": a process of its own with its own context. On the parent's word it
-// allocates, launches a gate kernel that waits, and says so; then, told to go on, it reads whether
-// its gate was still waiting, opens it and frees its memory.
+// In a child, "the neighbour": a process with a context of its own. On the parent's word it
+// allocates and starts its gate; once the gate runs, it tells the parent. Told to go on, it reads
+// whether its gate still waited, opens it, and frees its memory.
 int childNeighbour(int parent) {
   Primary p;
   CUlibrary library = nullptr;
-  CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
+  CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("processes.fatbin").c_str(), nullptr, nullptr, 0,
                                  nullptr, nullptr, 0));
-  const Kernels k = Kernels::load(library);
+  CUkernel kernel = nullptr;
+  CU_CHECK(cuLibraryGetKernel(&kernel, library, "announced_gate"));
   CUstream stream = nullptr;
   CU_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
   tell(parent, note("ready"));
   const Note order = await(parent, "allocate");
   CUdeviceptr big = 0;
   CU_CHECK(cuMemAlloc(&big, order.a));
-  wb::Gate::Outcome seen = wb::Gate::TimedOut;
+  unsigned seen = 0;
   {
-    wb::Gate gate(k.gate, stream, kGateSeconds);
+    AnnouncedGate gate(reinterpret_cast<CUfunction>(kernel), stream);
     tell(parent, note("holding", order.a, static_cast<uint64_t>(getpid())));
     await(parent, "release");
-    seen = gate.outcome();  // Waiting: it still waited when the parent's kernel had ended
+    seen = gate.outcome();  // 0: it still waited when the parent's kernel had ended
   }
   CU_CHECK(cuMemFree(big));
   tell(parent, note("released", seen));
@@ -810,6 +846,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
                                    nullptr, nullptr, 0));  // a damaged image stops the lesson before any child
     const Kernels k = Kernels::load(library);
+    wb::verifiedImagePath("processes.fatbin");  // the neighbour's: checked here, before any child starts
     // Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER) steps 2 and 5,
     // whose work must run beside another process's waiting kernel, are left out and say so.
     const bool sanitized = std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr;
