@@ -1,13 +1,13 @@
-// Lesson 17's claims: a second process, started by fork and exec after this one initialised CUDA,
-// has a context of its own, its allocation and its free move the free memory this process sees, and
-// its kernel waiting on the GPU does not stop this process's kernel; memory from cuMemAlloc crosses
-// to another process through cuIpcGetMemHandle and is closed there before it is freed here; memory
-// exported as a POSIX file descriptor stays usable in the importer after the exporter gave back
-// everything and exited, and goes back with the importer's last unmap; a stream waiting on another
-// process's interprocess event stays pending until that process's work is done and then reads its
-// data, never the stale data. What the reference leaves open (a child forked after cuInit, an IPC
-// handle opened in the process that exported it) runs in a child and is held only to "does not
-// succeed". Every child has a time limit, and every wait for a child's message a deadline.
+// Lesson 17's claims: a second process has a context of its own, its allocation and its free move
+// the free memory this process sees, and its kernel waiting on the GPU does not stop this process's
+// kernel; memory from cuMemAlloc crosses to another process through cuIpcGetMemHandle and is closed
+// there before it is freed here; memory exported as a POSIX file descriptor stays usable in the
+// importer after the exporter gave back everything and exited, and goes back with the importer's
+// last unmap; a stream waiting on another process's interprocess event stays pending until that
+// process's work is done and then reads its data, never the stale data. What the reference leaves
+// open (a child forked after cuInit, an IPC handle opened in the process that exported it) runs in
+// a child and is held only to "does not succeed". Every child has a time limit, and every wait for
+// a child's message a deadline.
 #include "channel.hpp"
 #include "damaged_images.hpp"
 #include "gate.hpp"
@@ -302,10 +302,10 @@ TEST_CASE("child: a neighbour allocates and holds a kernel waiting" * doctest::s
 }
 
 TEST_SUITE("several-processes") {
-  TEST_CASE("a process started by fork and exec after this one initialised CUDA has a context of its own: its allocation lowers the free memory this process sees and its cuMemFree raises it again, and this process's kernel runs to its end while that process's kernel waits on the GPU") {
-    Lab lab(true);  // this process initialises CUDA before it starts the other
+  TEST_CASE("a second process has a context of its own: its allocation lowers the free memory this process sees and its cuMemFree raises it again, and this process's kernel runs to its end while that process's kernel waits on the GPU") {
+    Child neighbour("child: a neighbour allocates and holds a kernel waiting");  // starts while this one initialises
+    Lab lab(true);
     REQUIRE(wbt::attribute(lab.dev(), CU_DEVICE_ATTRIBUTE_COMPUTE_MODE) == CU_COMPUTEMODE_DEFAULT);
-    Child neighbour("child: a neighbour allocates and holds a kernel waiting");
     neighbour.hear("ready");
     const size_t bytes = size_t{1} << 30;
     const size_t before = wbt::freeMemory();

@@ -841,19 +841,20 @@ int main(int argc, char** argv) {
         {"CUDA_LAUNCH_BLOCKING", wb::Under::Controls,
          "its children run without it: their gate kernels must leave their streams busy"},
     });
-    Primary primary;  // the parent initialises CUDA first: every child below is started after cuInit
-    CUlibrary library = nullptr;
-    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
-                                   nullptr, nullptr, 0));  // a damaged image stops the lesson before any child
-    const Kernels k = Kernels::load(library);
-    wb::verifiedImagePath("processes.fatbin");  // the neighbour's: checked here, before any child starts
+    // The images are checked before any child starts: a damaged one stops the lesson here, once.
+    const std::string streams = wb::verifiedImagePath("streams.fatbin");
+    wb::verifiedImagePath("processes.fatbin");  // the neighbour's
     // Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER) steps 2 and 5,
     // whose work must run beside another process's waiting kernel, are left out and say so.
     const bool sanitized = std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr;
     const char* leftOut =
         "left out under compute-sanitizer: this process's work must run beside another's waiting kernel\n";
+    CUlibrary library = nullptr;
     {
-      Children kids;  // all of them start now, side by side
+      Children kids;  // all of them start now, side by side with this process's own start-up
+      Primary primary;
+      CU_CHECK(cuLibraryLoadFromFile(&library, streams.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+      const Kernels k = Kernels::load(library);
       wb::step(1, "CUDA and fork");
       forkStep(kids);
       awaitReady(kids);
@@ -875,8 +876,8 @@ int main(int argc, char** argv) {
       } else {
         interprocessEvent(kids, primary.dev);
       }
+      CU_CHECK(cuLibraryUnload(library));
     }
-    CU_CHECK(cuLibraryUnload(library));
     return wb::kExitOk;
   } catch (...) {
     return wb::reportFatal(std::current_exception());
