@@ -1,0 +1,454 @@
+// Lesson 18's claims: cuDeviceGetP2PAttribute refuses a device paired with itself and
+// cuDeviceCanAccessPeer an ordinal past the last device; cuCtxEnablePeerAccess refuses a context as
+// its own peer, and both peer calls need a current context (these run on one device). With two:
+// the P2P attributes are yes-or-no answers that agree with cuDeviceCanAccessPeer, and an unknown
+// attribute is refused; access is enabled per direction, a second enable is ALREADY_ENABLED, the
+// other direction stays NOT_ENABLED, flags other than 0 are INVALID_VALUE; cuMemcpyPeer copies both
+// ways with or without peer access, and cuMemcpyPeerAsync follows a kernel in its stream; with access
+// a kernel on device 1 reads and writes device 0's memory; without it the access does not succeed
+// (in a child process); and with access the copy beats staging through pinned host memory.
+#include "damaged_images.hpp"
+#include "support.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Device 0's primary context, current, and fill and scale of vector_ops.fatbin as CUkernels.
+struct Lab {
+  wbt::RetainedPrimary primary{(wbt::initDriver(), wbt::device(0))};
+  wbt::Pushed current{primary.get()};
+  CUlibrary library = nullptr;
+  CUfunction fill = nullptr, scale = nullptr;
+  Lab() {
+    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("vector_ops.fatbin").c_str(), nullptr, nullptr, 0,
+                                   nullptr, nullptr, 0));
+    CUkernel f = nullptr, s = nullptr;
+    CU_CHECK(cuLibraryGetKernel(&f, library, "fill"));
+    CU_CHECK(cuLibraryGetKernel(&s, library, "scale"));
+    fill = reinterpret_cast<CUfunction>(f);
+    scale = reinterpret_cast<CUfunction>(s);
+  }
+  ~Lab() { cuLibraryUnload(library); }
+  CUcontext ctx0() const { return primary.get(); }
+  // Launches on the device of the current context, in stream s.
+  void launchFill(CUdeviceptr p, float value, unsigned n, CUstream s = nullptr) const {
+    void* args[] = {&p, &value, &n};
+    CU_CHECK(cuLaunchKernel(fill, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s, args, nullptr));
+  }
+  void launchScale(CUdeviceptr p, float factor, float offset, unsigned n) const {
+    void* args[] = {&p, &factor, &offset, &n};
+    CU_CHECK(cuLaunchKernel(scale, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
+  }
+};
+
+int requireTwoDevices() {
+  const int count = wbt::initDriver();
+  REQUIRE_MESSAGE(count >= 2, "this suite needs two CUDA devices");
+  return count;
+}
+
+// Lab, and device 1's primary context (retained, not current).
+struct TwoLab : Lab {
+  int count = requireTwoDevices();
+  wbt::RetainedPrimary primary1{wbt::device(1)};
+  CUcontext ctx1() const { return primary1.get(); }
+  CUdevice dev0() const { return primary.device(); }
+  CUdevice dev1() const { return primary1.device(); }
+};
+
+// Peer access from the context `from` to the memory of `to`, disabled at scope exit if it was enabled here.
+class Access {
+ public:
+  Access(CUcontext from, CUcontext to) : from_(from), to_(to) {
+    wbt::Pushed current(from);
+    rc_ = cuCtxEnablePeerAccess(to, 0);
+  }
+  ~Access() {
+    if (rc_ != CUDA_SUCCESS) return;
+    wbt::Pushed current(from_);
+    cuCtxDisablePeerAccess(to_);
+  }
+  Access(const Access&) = delete;
+  Access& operator=(const Access&) = delete;
+  CUresult result() const { return rc_; }
+
+ private:
+  CUcontext from_, to_;
+  CUresult rc_ = CUDA_ERROR_UNKNOWN;
+};
+
+// Device memory in a context, freed at scope exit.
+class Buffer {
+ public:
+  Buffer(CUcontext ctx, size_t bytes) : ctx_(ctx) {
+    wbt::Pushed current(ctx);
+    CU_CHECK(cuMemAlloc(&p_, bytes));
+  }
+  ~Buffer() {
+    wbt::Pushed current(ctx_);
+    cuMemFree(p_);
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  CUdeviceptr get() const { return p_; }
+
+ private:
+  CUcontext ctx_;
+  CUdeviceptr p_ = 0;
+};
+
+template <class T>
+std::vector<T> readBack(CUcontext ctx, CUdeviceptr p, size_t n) {
+  wbt::Pushed current(ctx);
+  std::vector<T> v(n);
+  CU_CHECK(cuMemcpyDtoH(v.data(), p, n * sizeof(T)));
+  return v;
+}
+
+void upload(CUcontext ctx, CUdeviceptr p, const std::vector<unsigned>& words) {
+  wbt::Pushed current(ctx);
+  CU_CHECK(cuMemcpyHtoD(p, words.data(), words.size() * sizeof(unsigned)));
+}
+
+void synchronize(CUcontext ctx) {
+  wbt::Pushed current(ctx);
+  CU_CHECK(cuCtxSynchronize());
+}
+
+std::vector<unsigned> pattern(size_t n, unsigned seed) {
+  std::vector<unsigned> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = seed ^ static_cast<unsigned>(i * 2654435761u);
+  return v;
+}
+
+// A round trip 0 -> 1 -> 0 with cuMemcpyPeer; what came back.
+std::vector<unsigned> roundTrip(const TwoLab& lab, const std::vector<unsigned>& words) {
+  const size_t bytes = words.size() * sizeof(unsigned);
+  Buffer from0(lab.ctx0(), bytes), on1(lab.ctx1(), bytes), back0(lab.ctx0(), bytes);
+  upload(lab.ctx0(), from0.get(), words);
+  CU_CHECK(cuMemcpyPeer(on1.get(), lab.ctx1(), from0.get(), lab.ctx0(), bytes));
+  synchronize(lab.ctx0());
+  synchronize(lab.ctx1());
+  CU_CHECK(cuMemcpyPeer(back0.get(), lab.ctx0(), on1.get(), lab.ctx1(), bytes));
+  synchronize(lab.ctx0());
+  synchronize(lab.ctx1());
+  return readBack<unsigned>(lab.ctx0(), back0.get(), words.size());
+}
+
+// A kernel on device 0 fills src in a stream of device 0's context, cuMemcpyPeerAsync copies it to
+// device 1 in the same stream, the host waits once: what arrived on device 1.
+std::vector<float> fillThenCopy(const TwoLab& lab, unsigned n, float value) {
+  const size_t bytes = size_t{n} * sizeof(float);
+  Buffer src(lab.ctx0(), bytes), dst(lab.ctx1(), bytes);
+  {
+    wbt::Pushed current(lab.ctx1());
+    CU_CHECK(cuMemsetD32(dst.get(), 0, n));
+    CU_CHECK(cuCtxSynchronize());
+  }
+  wbt::Pushed current(lab.ctx0());
+  CUstream s = nullptr;
+  CU_CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  lab.launchFill(src.get(), value, n, s);
+  const CUresult copied = cuMemcpyPeerAsync(dst.get(), lab.ctx1(), src.get(), lab.ctx0(), bytes, s);
+  const CUresult waited = cuStreamSynchronize(s);
+  cuStreamDestroy(s);
+  CHECK(copied == CUDA_SUCCESS);
+  CHECK(waited == CUDA_SUCCESS);
+  return readBack<float>(lab.ctx1(), dst.get(), n);
+}
+
+size_t countOf(const std::vector<float>& v, float value) {
+  return static_cast<size_t>(std::count(v.begin(), v.end(), value));
+}
+
+// Best of 5 after a warm-up, in ms, by the host's clock around the whole copy.
+template <class Copy>
+double bestMs(Copy&& copy) {
+  copy();
+  double best = 1e30;
+  for (int i = 0; i < 5; ++i) {
+    const wb::Stopwatch clock;
+    copy();
+    best = std::min(best, clock.ms());
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_SUITE("one-device") {
+  TEST_CASE("cuDeviceGetP2PAttribute of a device with itself is CUDA_ERROR_INVALID_DEVICE for every attribute, and cuDeviceCanAccessPeer of an ordinal past the last device is CUDA_ERROR_INVALID_DEVICE") {
+    const int count = wbt::initDriver();
+    const CUdevice dev = wbt::device(0);
+    for (CUdevice_P2PAttribute what :
+         {CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED,
+          CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED}) {
+      CAPTURE(static_cast<int>(what));
+      int value = -1;
+      CHECK(cuDeviceGetP2PAttribute(&value, what, dev, dev) == CUDA_ERROR_INVALID_DEVICE);
+    }
+    int can = -1;
+    const CUdevice pastTheLast = static_cast<CUdevice>(count);  // ordinals run from 0 to count - 1
+    CHECK(cuDeviceCanAccessPeer(&can, dev, pastTheLast) == CUDA_ERROR_INVALID_DEVICE);
+    CHECK(cuDeviceCanAccessPeer(&can, pastTheLast, dev) == CUDA_ERROR_INVALID_DEVICE);
+  }
+
+  TEST_CASE("cuCtxEnablePeerAccess of the current context itself is refused with a code the reference lists, and with no current context cuCtxEnablePeerAccess and cuCtxDisablePeerAccess are CUDA_ERROR_INVALID_CONTEXT") {
+    Lab lab;
+    const CUresult self = cuCtxEnablePeerAccess(lab.ctx0(), 0);
+    if (self == CUDA_SUCCESS) cuCtxDisablePeerAccess(lab.ctx0());
+    MESSAGE("the context as its own peer: " << wb::errorName(self));
+    // Both apply: "the current context is peerContext", and the device cannot access itself as a peer.
+    CHECK((self == CUDA_ERROR_INVALID_CONTEXT || self == CUDA_ERROR_PEER_ACCESS_UNSUPPORTED));
+    CU_CHECK(cuCtxSetCurrent(nullptr));  // Lab's Pushed pops whatever is on top at its end
+    const CUresult enable = cuCtxEnablePeerAccess(lab.ctx0(), 0), disable = cuCtxDisablePeerAccess(lab.ctx0());
+    CU_CHECK(cuCtxSetCurrent(lab.ctx0()));
+    CHECK(enable == CUDA_ERROR_INVALID_CONTEXT);
+    CHECK(disable == CUDA_ERROR_INVALID_CONTEXT);
+  }
+}
+
+TEST_SUITE("attributes") {
+  TEST_CASE("between two devices the P2P attributes are yes-or-no answers (the rank a number from 0), ACCESS_SUPPORTED agrees with cuDeviceCanAccessPeer both ways, and an unknown attribute or a null result is CUDA_ERROR_INVALID_VALUE") {
+    TwoLab lab;
+    for (const auto& [src, dst] : {std::pair{lab.dev0(), lab.dev1()}, std::pair{lab.dev1(), lab.dev0()}}) {
+      const CUdevice from = src, to = dst;  // named copies: doctest's CAPTURE takes no structured bindings
+      CAPTURE(from);
+      CAPTURE(to);
+      int can = -1, access = -1, rank = -1, atomics = -1, arrays = -1;
+      CU_CHECK(cuDeviceCanAccessPeer(&can, from, to));
+      CU_CHECK(cuDeviceGetP2PAttribute(&access, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, from, to));
+      CU_CHECK(cuDeviceGetP2PAttribute(&rank, CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK, from, to));
+      CU_CHECK(cuDeviceGetP2PAttribute(&atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, from, to));
+      CU_CHECK(cuDeviceGetP2PAttribute(&arrays, CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED, from, to));
+      MESSAGE("can access " << can << ", ACCESS_SUPPORTED " << access << ", PERFORMANCE_RANK " << rank
+                            << ", NATIVE_ATOMIC_SUPPORTED " << atomics << ", CUDA_ARRAY_ACCESS_SUPPORTED " << arrays);
+      CHECK((can == 0 || can == 1));
+      CHECK(access == can);
+      CHECK(rank >= 0);
+      CHECK((atomics == 0 || atomics == 1));
+      CHECK((arrays == 0 || arrays == 1));
+      int value = -1;
+      CHECK(cuDeviceGetP2PAttribute(&value, static_cast<CUdevice_P2PAttribute>(0x7F), from, to) ==
+            CUDA_ERROR_INVALID_VALUE);
+      CHECK(cuDeviceGetP2PAttribute(nullptr, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, from, to) ==
+            CUDA_ERROR_INVALID_VALUE);
+    }
+    char id0[32] = {}, id1[32] = {};
+    CU_CHECK(cuDeviceGetPCIBusId(id0, sizeof id0, lab.dev0()));
+    CU_CHECK(cuDeviceGetPCIBusId(id1, sizeof id1, lab.dev1()));
+    MESSAGE("PCI bus IDs: " << id0 << " and " << id1);
+    CHECK(std::string(id0) != std::string(id1));
+  }
+}
+
+TEST_SUITE("enable") {
+  TEST_CASE("access is enabled per direction: enabled once, the second call is ALREADY_ENABLED, the other direction is NOT_ENABLED, flags other than 0 are INVALID_VALUE, and disabled once, the second disable is NOT_ENABLED") {
+    TwoLab lab;
+    int can01 = 0, can10 = 0;
+    CU_CHECK(cuDeviceCanAccessPeer(&can01, lab.dev0(), lab.dev1()));
+    CU_CHECK(cuDeviceCanAccessPeer(&can10, lab.dev1(), lab.dev0()));
+    REQUIRE(can01 == 1);
+    REQUIRE(can10 == 1);
+    {
+      Access oneToZero(lab.ctx1(), lab.ctx0());  // device 1's context gains device 0's memory
+      REQUIRE(oneToZero.result() == CUDA_SUCCESS);
+      {
+        wbt::Pushed current(lab.ctx1());
+        CHECK(cuCtxEnablePeerAccess(lab.ctx0(), 0) == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
+      }
+      wbt::Pushed current(lab.ctx0());
+      CHECK(cuCtxDisablePeerAccess(lab.ctx1()) == CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+      const CUresult badFlags = cuCtxEnablePeerAccess(lab.ctx1(), 1);
+      if (badFlags == CUDA_SUCCESS) cuCtxDisablePeerAccess(lab.ctx1());
+      CHECK(badFlags == CUDA_ERROR_INVALID_VALUE);
+    }  // disabled here
+    wbt::Pushed current(lab.ctx1());
+    CHECK(cuCtxDisablePeerAccess(lab.ctx0()) == CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+    CHECK(cuCtxEnablePeerAccess(lab.ctx0(), 0) == CUDA_SUCCESS);  // enabled again after a disable
+    CHECK(cuCtxDisablePeerAccess(lab.ctx0()) == CUDA_SUCCESS);
+  }
+}
+
+TEST_SUITE("memcpy-peer") {
+  TEST_CASE("cuMemcpyPeer copies 0 -> 1 -> 0 exactly with no peer access enabled, and again with access enabled both ways") {
+    TwoLab lab;
+    const std::vector<unsigned> words = pattern(1u << 20, 0x5EED);
+    CHECK(roundTrip(lab, words) == words);
+    int can01 = 0, can10 = 0;
+    CU_CHECK(cuDeviceCanAccessPeer(&can01, lab.dev0(), lab.dev1()));
+    CU_CHECK(cuDeviceCanAccessPeer(&can10, lab.dev1(), lab.dev0()));
+    if (can01 && can10) {
+      Access zeroToOne(lab.ctx0(), lab.ctx1()), oneToZero(lab.ctx1(), lab.ctx0());
+      REQUIRE(zeroToOne.result() == CUDA_SUCCESS);
+      REQUIRE(oneToZero.result() == CUDA_SUCCESS);
+      CHECK(roundTrip(lab, pattern(1u << 20, 0xF00D)) == pattern(1u << 20, 0xF00D));
+    } else {
+      MESSAGE("the devices cannot access each other both ways: the copy with access enabled is left out");
+    }
+  }
+
+  TEST_CASE("cuMemcpyPeerAsync in the stream of a kernel that fills its source copies what the kernel wrote") {
+    TwoLab lab;
+    const unsigned n = 1u << 22;  // 16 MiB
+    CHECK(countOf(fillThenCopy(lab, n, 7.0f), 7.0f) == n);
+  }
+}
+
+TEST_SUITE("kernel-access") {
+  TEST_CASE("with access enabled from device 1's context, a kernel on device 1 reads and writes device 0's memory through device 0's pointer") {
+    TwoLab lab;
+    const unsigned n = 1u << 20;
+    Buffer on0(lab.ctx0(), size_t{n} * sizeof(float));
+    lab.launchFill(on0.get(), 1.5f, n);  // device 0's context is current: on device 0
+    CU_CHECK(cuCtxSynchronize());
+    {
+      Access oneToZero(lab.ctx1(), lab.ctx0());
+      REQUIRE(oneToZero.result() == CUDA_SUCCESS);
+      wbt::Pushed current(lab.ctx1());
+      lab.launchScale(on0.get(), 2.0f, 1.0f, n);  // on device 1
+      CHECK(cuCtxSynchronize() == CUDA_SUCCESS);
+    }
+    CHECK(countOf(readBack<float>(lab.ctx0(), on0.get(), n), 4.0f) == n);
+  }
+}
+
+// In a child process: a kernel on device `runOn` scales memory allocated on the other device. With
+// WORKBOOK_ENABLE_OTHER_WAY=1 set, access is first enabled in the other direction only (the other
+// device's context gains this device's memory). No access covers the kernel's reads, and what such an
+// access does is not specified: the child exits 10 when the launch or cuCtxSynchronize failed, 11 when
+// both succeeded.
+void childAccess(int runOn) {
+  TwoLab lab;
+  const CUcontext here = runOn == 1 ? lab.ctx1() : lab.ctx0(), there = runOn == 1 ? lab.ctx0() : lab.ctx1();
+  unsigned n = 1u << 20;
+  CUdeviceptr elsewhere = 0;
+  {
+    wbt::Pushed current(there);
+    CU_CHECK(cuMemAlloc(&elsewhere, size_t{n} * sizeof(float)));
+    CU_CHECK(cuMemsetD32(elsewhere, 0, n));
+    CU_CHECK(cuCtxSynchronize());
+  }
+  if (std::getenv("WORKBOOK_ENABLE_OTHER_WAY")) {
+    wbt::Pushed current(there);
+    CU_CHECK(cuCtxEnablePeerAccess(here, 0));  // `there` gains `here`'s memory: not what the kernel needs
+  }
+  CU_CHECK(cuCtxSetCurrent(here));
+  float factor = 2.0f, offset = 1.0f;
+  void* args[] = {&elsewhere, &factor, &offset, &n};
+  const CUresult launched = cuLaunchKernel(lab.scale, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
+  const CUresult synced = launched == CUDA_SUCCESS ? cuCtxSynchronize() : launched;
+  std::printf("launch %s, synchronize %s\n", wb::errorName(launched).c_str(), wb::errorName(synced).c_str());
+  std::fflush(stdout);
+  std::_Exit(launched == CUDA_SUCCESS && synced == CUDA_SUCCESS ? 11 : 10);
+}
+
+TEST_CASE("child: device 1 reads device 0's memory" * doctest::skip(!wbt::inChild())) { childAccess(1); }
+TEST_CASE("child: device 0 reads device 1's memory" * doctest::skip(!wbt::inChild())) { childAccess(0); }
+
+namespace {
+// The variables that would make a faulting child wait for a debugger or dump core: removed for it.
+const std::vector<std::string> kChildEnvironment = {
+    "WORKBOOK_CHILD=1", "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE_WAITS_ON_EXCEPTION", "CUDA_ENABLE_COREDUMP_ON_EXCEPTION",
+    "CUDA_ENABLE_USER_TRIGGERED_COREDUMP"};
+
+wbt::ChildEnd runFaultingChild(const std::string& testCase, std::vector<std::string> env) {
+  env.insert(env.end(), kChildEnvironment.begin(), kChildEnvironment.end());
+  const wb::ProcessEnd end = wb::runProcess({wb::selfPath(), "--test-case=" + testCase, "--no-version"}, env, 30);
+  wbt::ChildEnd child;
+  child.crashed = end.signal != 0;
+  child.timedOut = end.timedOut;
+  child.code = end.code;
+  child.output = end.output;
+  return child;
+}
+}  // namespace
+
+// Named "unspecified": the sanitize target leaves these suites out, since the child may crash.
+TEST_SUITE("unspecified") {
+  TEST_CASE("a kernel on device 1 over device 0's memory with no peer access does not succeed: the launch or the synchronize fails, or the child dies") {
+    requireTwoDevices();
+    const wbt::ChildEnd end = runFaultingChild("child: device 1 reads device 0's memory", {});
+    MESSAGE("the child " << (end.crashed ? "crashed" : "exited with " + std::to_string(end.code)) << ":\n" << end.output);
+    CHECK_FALSE(end.timedOut);
+    CHECK((end.crashed || end.code == 10));
+    CHECK(end.code != 11);
+  }
+  TEST_CASE("access is one-directional: with only device 1's context granted device 0's memory, a kernel on device 0 over device 1's memory does not succeed") {
+    requireTwoDevices();
+    const wbt::ChildEnd end = runFaultingChild("child: device 0 reads device 1's memory", {"WORKBOOK_ENABLE_OTHER_WAY=1"});
+    MESSAGE("the child " << (end.crashed ? "crashed" : "exited with " + std::to_string(end.code)) << ":\n" << end.output);
+    CHECK_FALSE(end.timedOut);
+    CHECK((end.crashed || end.code == 10));
+    CHECK(end.code != 11);
+  }
+}
+
+TEST_SUITE("bandwidth") {
+  TEST_CASE("with peer access enabled both ways, a 256 MiB copy from device 0 to device 1 is faster than staging it through pinned host memory, in the same run") {
+    TwoLab lab;
+    int access01 = 0, access10 = 0;
+    CU_CHECK(cuDeviceGetP2PAttribute(&access01, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, lab.dev0(), lab.dev1()));
+    CU_CHECK(cuDeviceGetP2PAttribute(&access10, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, lab.dev1(), lab.dev0()));
+    if (access01 != 1 || access10 != 1) {
+      MESSAGE("SKIPPED: ACCESS_SUPPORTED is " << access01 << " from 0 to 1 and " << access10
+                                              << " from 1 to 0: there is no peer copy to time against staging");
+      return;
+    }
+    const size_t bytes = 256u << 20;
+    const unsigned word = 0xA5C3E1F0u;
+    Buffer src(lab.ctx0(), bytes), dst(lab.ctx1(), bytes);
+    CU_CHECK(cuMemsetD32(src.get(), word, bytes / 4));  // device 0's context is current
+    CU_CHECK(cuCtxSynchronize());
+    // Whether the first and last 4 KiB of dst hold word; then dst is cleared for the next way.
+    const auto arrivedAndCleared = [&] {
+      const size_t n = 1024;
+      const std::vector<unsigned> head = readBack<unsigned>(lab.ctx1(), dst.get(), n),
+                                  tail = readBack<unsigned>(lab.ctx1(), dst.get() + bytes - n * 4, n);
+      wbt::Pushed current(lab.ctx1());
+      CU_CHECK(cuMemsetD32(dst.get(), 0, bytes / 4));
+      CU_CHECK(cuCtxSynchronize());
+      return std::count(head.begin(), head.end(), word) + std::count(tail.begin(), tail.end(), word) ==
+             static_cast<std::ptrdiff_t>(2 * n);
+    };
+    void* pinned = nullptr;
+    CU_CHECK(cuMemHostAlloc(&pinned, bytes, CU_MEMHOSTALLOC_PORTABLE));
+    CUstream s = nullptr;
+    CU_CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));  // device 0's context is current
+    double peerMs = 0, stagedMs = 0;
+    {
+      Access zeroToOne(lab.ctx0(), lab.ctx1()), oneToZero(lab.ctx1(), lab.ctx0());
+      REQUIRE(zeroToOne.result() == CUDA_SUCCESS);
+      REQUIRE(oneToZero.result() == CUDA_SUCCESS);
+      peerMs = bestMs([&] {
+        CU_CHECK(cuMemcpyPeerAsync(dst.get(), lab.ctx1(), src.get(), lab.ctx0(), bytes, s));
+        CU_CHECK(cuStreamSynchronize(s));
+      });
+      CHECK_MESSAGE(arrivedAndCleared(), "the peer copy did not deliver the bytes it was timed on");
+      stagedMs = bestMs([&] {
+        CU_CHECK(cuMemcpyDtoH(pinned, src.get(), bytes));
+        wbt::Pushed current(lab.ctx1());
+        CU_CHECK(cuMemcpyHtoD(dst.get(), pinned, bytes));
+      });
+      CHECK_MESSAGE(arrivedAndCleared(), "the staged copy did not deliver the bytes it was timed on");
+    }
+    cuStreamDestroy(s);
+    cuMemFreeHost(pinned);
+    MESSAGE("256 MiB from device 0 to device 1: peer copy " << peerMs << " ms (" << bytes / (peerMs * 1e6)
+                                                            << " GB/s), staged " << stagedMs << " ms ("
+                                                            << bytes / (stagedMs * 1e6) << " GB/s)");
+    CHECK(peerMs < stagedMs);
+  }
+}
+
+TEST_SUITE("damaged-images") {
+  TEST_CASE("pointed at an empty folder or at damaged images, the program stops in seconds, naming the file") {
+    wbt::checkProgramRefusesDamagedImages(WORKBOOK_LESSON_PROGRAM);
+  }
+}
