@@ -17,6 +17,9 @@
 //   - @OUTPUT@      the whole recorded run, folded
 //   - @STACKS N@    the context stacks the program printed in step N, drawn bottom to top
 //   - @DIAGRAM f@   the SVG the build drew from a .dot file, inlined so it follows the theme
+//   - @FIGURE f@    a measured figure that may not be recorded yet (lesson 18's needs two GPUs):
+//                   as @DIAGRAM f@ when docs/output/f.csv exists (the build draws f.svg from it),
+//                   otherwise one line saying that it has not been recorded yet
 //   - @ASSERTIONS@  the suites and cases of tests/lessonNN_name.cpp, each with an anchor
 // and lessonNN_source.md holds the whole program and test file. Beside them: mainpage.md (with the
 // course map), api.md (every Driver API call the course makes, where, and which assertions use
@@ -349,6 +352,9 @@ std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<
 
 std::string referenceFor(const std::string& call) {
   static const std::vector<std::pair<std::string, std::string>> groups = {
+      {"cuDeviceCanAccessPeer", "PEER__ACCESS"}, {"cuDeviceGetP2P", "PEER__ACCESS"},
+      {"cuCtxEnablePeerAccess", "PEER__ACCESS"}, {"cuCtxDisablePeerAccess", "PEER__ACCESS"},
+      {"cuDeviceGetPCIBusId", "MEM"},         {"cuDeviceGetByPCIBusId", "MEM"},
       {"cuDevicePrimaryCtx", "PRIMARY__CTX"}, {"cuDriverGetVersion", "VERSION"}, {"cuInit", "INITIALIZE"},
       {"cuGetError", "ERROR"},                {"cuGetProcAddress", "DRIVER__ENTRY__POINT"},
       {"cuDevice", "DEVICE"},                 {"cuCtx", "CTX"},                  {"cuModule", "MODULE"},
@@ -555,6 +561,13 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
         }
       } else if (kind == "DIAGRAM") {
         expanded += inlineSvg(images / (arg + ".svg"), where);
+      } else if (kind == "FIGURE") {
+        if (fs::exists(repo / "docs" / "output" / (arg + ".csv")))
+          expanded += inlineSvg(images / (arg + ".svg"), where);
+        else
+          expanded += "*The figure has not been recorded yet:* there is no `docs/output/" + arg +
+                      ".csv`. The run that writes it needs what this step needs (see above); "
+                      "`cmake --build build --target record-outputs` on such a machine records it.\n";
       } else if (kind == "ASSERTIONS") {
         expanded += assertionList(cases, l);
       } else if (kind == "EXERCISES") {
