@@ -235,7 +235,7 @@ TEST_SUITE("attributes") {
       CHECK((atomics == 0 || atomics == 1));
       CHECK((arrays == 0 || arrays == 1));
       int value = -1;
-      CHECK(cuDeviceGetP2PAttribute(&value, static_cast<CUdevice_P2PAttribute>(0x7F), from, to) ==
+      CHECK(cuDeviceGetP2PAttribute(&value, static_cast<CUdevice_P2PAttribute>(0), from, to) ==
             CUDA_ERROR_INVALID_VALUE);
       CHECK(cuDeviceGetP2PAttribute(nullptr, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, from, to) ==
             CUDA_ERROR_INVALID_VALUE);
@@ -375,15 +375,18 @@ TEST_SUITE("unspecified") {
   TEST_CASE("a kernel on device 1 over device 0's memory with no peer access does not succeed: the launch or the synchronize fails, or the child dies") {
     requireTwoDevices();
     const wbt::ChildEnd end = runFaultingChild("child: device 1 reads device 0's memory", {});
-    MESSAGE("the child " << (end.crashed ? "crashed" : "exited with " + std::to_string(end.code)) << ":\n" << end.output);
+    MESSAGE("the child " << (end.crashed ? "crashed" : "exited with " + std::to_string(end.code)) << ":\n"
+                         << end.output);
     CHECK_FALSE(end.timedOut);
     CHECK((end.crashed || end.code == 10));
     CHECK(end.code != 11);
   }
   TEST_CASE("access is one-directional: with only device 1's context granted device 0's memory, a kernel on device 0 over device 1's memory does not succeed") {
     requireTwoDevices();
-    const wbt::ChildEnd end = runFaultingChild("child: device 0 reads device 1's memory", {"WORKBOOK_ENABLE_OTHER_WAY=1"});
-    MESSAGE("the child " << (end.crashed ? "crashed" : "exited with " + std::to_string(end.code)) << ":\n" << end.output);
+    const wbt::ChildEnd end =
+        runFaultingChild("child: device 0 reads device 1's memory", {"WORKBOOK_ENABLE_OTHER_WAY=1"});
+    MESSAGE("the child " << (end.crashed ? "crashed" : "exited with " + std::to_string(end.code)) << ":\n"
+                         << end.output);
     CHECK_FALSE(end.timedOut);
     CHECK((end.crashed || end.code == 10));
     CHECK(end.code != 11);

@@ -69,8 +69,9 @@ std::string whyNot(const Pair& p, bool needsAccess) {
   return "";
 }
 
-void skipped(const std::string& why, const char* wouldShow) {
-  std::printf("skipped: %s. With two devices that can access each other, this step %s.\n", why.c_str(), wouldShow);
+void skipped(const std::string& why, bool needsAccess, const char* wouldShow) {
+  std::printf("skipped: %s. With two devices%s, this step %s.\n", why.c_str(),
+              needsAccess ? " that can access each other" : "", wouldShow);
 }
 
 void launch(CUfunction f, void** args, unsigned n, CUstream s = nullptr) {
@@ -149,12 +150,13 @@ void whoCanAccess(const Pair& p) {
               wb::errorName(attribute).c_str());
   wb::expect(attribute == CUDA_ERROR_INVALID_DEVICE, "cuDeviceGetP2PAttribute refusing a device paired with itself",
              "it returned " + wb::errorName(attribute));
-  if (!p.two()) skipped(whyNot(p, false), "prints, for every ordered pair, whether one may access the other's memory");
+  if (!p.two())
+    skipped(whyNot(p, false), false, "prints, for every ordered pair, whether one may access the other's memory");
 }
 //! [self]
 
 // What cuDeviceGetP2PAttribute says about the link from src to dst: -1 where the toolkit's header
-// lacks the attribute.
+// or the driver lacks the attribute.
 struct Link {
   int access = 0, rank = 0, atomics = 0, arrays = 0, partialAtomics = -1;
 };
@@ -166,9 +168,11 @@ Link linkFrom(CUdevice src, CUdevice dst) {
   CU_CHECK(cuDeviceGetP2PAttribute(&l.rank, CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK, src, dst));
   CU_CHECK(cuDeviceGetP2PAttribute(&l.atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, src, dst));
   CU_CHECK(cuDeviceGetP2PAttribute(&l.arrays, CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED, src, dst));
-#if CUDA_VERSION >= 13000  // not in CUDA 12.6's header
-  CU_CHECK(cuDeviceGetP2PAttribute(&l.partialAtomics, CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED,
-                                   src, dst));
+#if CUDA_VERSION >= 13000  // not in CUDA 12.6's header; a driver older than the header refuses it
+  const CUresult rc = cuDeviceGetP2PAttribute(&l.partialAtomics,
+                                              CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED, src, dst);
+  if (rc == CUDA_ERROR_INVALID_VALUE) l.partialAtomics = -1;
+  else CU_CHECK(rc);
 #endif
   return l;
 }
@@ -192,10 +196,11 @@ std::string deviceName(CUdevice dev) {
 // not say what the link is; nvidia-smi topo -m does, for the same bus IDs.
 void whatTheLinkIs(const Pair& p) {
   std::printf("device 0: %s, PCI %s\n", deviceName(p.dev0).c_str(), busId(p.dev0).c_str());
-  if (!p.two()) return skipped(whyNot(p, false), "prints what cuDeviceGetP2PAttribute reports for the link, both ways");
+  if (!p.two())
+    return skipped(whyNot(p, false), false, "prints what cuDeviceGetP2PAttribute reports for the link, both ways");
   std::printf("device 1: %s, PCI %s\n", deviceName(p.dev1).c_str(), busId(p.dev1).c_str());
   const Link a = linkFrom(p.dev0, p.dev1), b = linkFrom(p.dev1, p.dev0);
-  const auto row = [](const char* name, int x, int y) {  // -1: not in this toolkit's header
+  const auto row = [](const char* name, int x, int y) {  // -1: unknown to this toolkit or driver
     const auto cell = [](int v) { return v < 0 ? std::string("-") : std::to_string(v); };
     std::printf("  %-38s %8s %8s\n", name, cell(x).c_str(), cell(y).c_str());
   };
@@ -230,7 +235,8 @@ void copyWithoutAccess(const Pair& p) {
   CU_CHECK(cuMemcpyPeer(back0, p.ctx0, on1, p.ctx1, bytes));
   synchronizeBoth(p);
   const std::vector<unsigned> back = readBack<unsigned>(p.ctx0, back0, n);
-  const size_t same = static_cast<size_t>(std::mismatch(back.begin(), back.end(), pattern.begin()).first - back.begin());
+  const auto firstWrong = std::mismatch(back.begin(), back.end(), pattern.begin()).first;
+  const size_t same = static_cast<size_t>(firstWrong - back.begin());
   std::printf("cuMemcpyPeer 0 -> 1, then 1 -> 0, no peer access enabled: the first %zu of %zu words came back as "
               "sent\n", same, n);
   wb::expect(same == n, "cuMemcpyPeer copying both ways without peer access", "other words came back");
@@ -328,7 +334,8 @@ void enableOneDirection(const Pair& p) {
              "access enabled once, the second call refused as already enabled", "other results");
   wb::expect(otherWay == CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, "the other direction not enabled by it",
              "disabling it returned " + wb::errorName(otherWay));
-  wb::expect(badFlags == CUDA_ERROR_INVALID_VALUE, "flags other than 0 refused", "it returned " + wb::errorName(badFlags));
+  wb::expect(badFlags == CUDA_ERROR_INVALID_VALUE, "flags other than 0 refused",
+             "it returned " + wb::errorName(badFlags));
   wb::expect(off == CUDA_SUCCESS && offAgain == CUDA_ERROR_PEER_ACCESS_NOT_ENABLED,
              "access disabled once, the second call refused as not enabled", "other results");
 }
@@ -471,7 +478,8 @@ void stagedCopy(const Pair& p, void* pinned, CUdeviceptr dst, CUdeviceptr src, s
 // delivered wrong bytes would be no measurement.
 bool arrived(const Pair& p, CUdeviceptr dst, size_t bytes, unsigned word) {
   const size_t n = 1024, last = bytes / sizeof(unsigned) - n;
-  const std::vector<unsigned> head = readBack<unsigned>(p.ctx1, dst, n), tail = readBack<unsigned>(p.ctx1, dst + last * 4, n);
+  const std::vector<unsigned> head = readBack<unsigned>(p.ctx1, dst, n);
+  const std::vector<unsigned> tail = readBack<unsigned>(p.ctx1, dst + last * sizeof(unsigned), n);
   return std::count(head.begin(), head.end(), word) == static_cast<std::ptrdiff_t>(n) &&
          std::count(tail.begin(), tail.end(), word) == static_cast<std::ptrdiff_t>(n);
 }
@@ -543,7 +551,8 @@ void reportRates(const std::vector<Rate>& rates) {
   std::printf("device 0 -> device 1, GB/s (best of 5 after a warm-up, host clock around each whole copy):\n");
   std::printf("  %10s  %20s  %24s  %16s\n", "size", "peer access enabled", "peer access not enabled", "staged by hand");
   for (const Rate& r : rates)
-    std::printf("  %10s  %20.2f  %24.2f  %16.2f\n", wb::bytes(r.bytes).c_str(), r.withAccess, r.withoutAccess, r.staged);
+    std::printf("  %10s  %20.2f  %24.2f  %16.2f\n", wb::bytes(r.bytes).c_str(), r.withAccess, r.withoutAccess,
+                r.staged);
   const Rate& big = rates.back();
   const bool nearerPeer = std::fabs(std::log(big.withoutAccess / big.withAccess)) <
                           std::fabs(std::log(big.withoutAccess / big.staged));
@@ -588,10 +597,11 @@ int main(int argc, char** argv) {
     }
     wb::checkEnvironment({
         {"CUDA_VISIBLE_DEVICES", wb::Under::Teaches,
-         "devices 0 and 1 are the first two it lists; with one listed, the steps that need two say why they are skipped"},
+         "devices 0 and 1 are the first two it lists; with one listed, the steps that need two say why they are "
+         "skipped"},
         {"CUDA_LAUNCH_BLOCKING", wb::Under::Controls, "the faulting child of step 5 runs without it"},
-        {"CUDA_DEVICE_WAITS_ON_EXCEPTION", wb::Under::Controls, "the child of step 5 runs without it, so its fault ends it"},
-        {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", wb::Under::Controls, "the child of step 5 runs without it: no core files"},
+        {"CUDA_DEVICE_WAITS_ON_EXCEPTION", wb::Under::Controls, "the child of step 5 runs without it: a fault ends it"},
+        {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", wb::Under::Controls, "the child of step 5 runs without it: no core file"},
         {"CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION", wb::Under::Controls, "the child of step 5 runs without it"},
         {"CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", wb::Under::Controls, "the child of step 5 runs without it"},
         {"CUDA_ENABLE_USER_TRIGGERED_COREDUMP", wb::Under::Controls, "the child of step 5 runs without it"},
@@ -628,8 +638,9 @@ int main(int argc, char** argv) {
     whatTheLinkIs(p);
     wb::step(3, "cuMemcpyPeer needs no peer access");
     if (const std::string why = whyNot(p, false); !why.empty()) {
-      skipped(why, "copies 4 MiB from device 0 to device 1 and back with cuMemcpyPeer, with no peer access enabled, "
-                   "and shows cuMemcpyPeerAsync following a kernel in its stream");
+      skipped(why, false,
+              "copies 4 MiB from device 0 to device 1 and back with cuMemcpyPeer, with no peer access enabled, and "
+              "shows cuMemcpyPeerAsync following a kernel in its stream");
     } else {
       copyWithoutAccess(p);
       copyInStreamOrder(p, k);
@@ -637,14 +648,16 @@ int main(int argc, char** argv) {
     wb::step(4, "Enabling access, one direction at a time");
     enableErrorsOnOneDevice(p);
     if (const std::string why = whyNot(p, true); !why.empty())
-      skipped(why, "enables access from device 1's context to device 0's memory and shows what each call returns, "
-                   "both ways, twice");
+      skipped(why, true,
+              "enables access from device 1's context to device 0's memory and shows what each call returns, both "
+              "ways, twice");
     else
       enableOneDirection(p);
     wb::step(5, "A kernel on device 1 uses device 0's memory");
     if (const std::string why = whyNot(p, true); !why.empty()) {
-      skipped(why, "runs a kernel on device 1 over device 0's memory, with access (the values arrive) and, in a child "
-                   "process, without (the child faults)");
+      skipped(why, true,
+              "runs a kernel on device 1 over device 0's memory, with access (the values arrive) and, in a child "
+              "process, without (the child faults)");
     } else {
       kernelOnPeerMemory(p, k);
       kernelWithoutAccess();
@@ -652,8 +665,9 @@ int main(int argc, char** argv) {
     wb::step(6, "Peer copy against staging through host memory");
     std::vector<Rate> rates;
     if (const std::string why = whyNot(p, true); !why.empty()) {
-      skipped(why, "times copies from device 0 to device 1 from 64 KiB to 256 MiB: with peer access, without it, and "
-                   "staged by hand through pinned host memory, and writes the figure's table");
+      skipped(why, true,
+              "times copies from device 0 to device 1 from 64 KiB to 256 MiB: with peer access, without it, and "
+              "staged by hand through pinned host memory, and writes the figure's table");
     } else if (sanitized) {
       std::printf("left out under compute-sanitizer, which slows every call\n");
     } else {

@@ -244,8 +244,8 @@ EXERCISE("enable-all-peers", "Enable every peer, twice, without an error",
         if (i != j && !canAccess(all.devices[i], all.devices[j])) unsupported.push_back({i, j});
     CAPTURE(count);
     CAPTURE(unsupported.size());
-    CHECK_MESSAGE(first == unsupported, "the first call did not return exactly the pairs that cannot access each other");
-    CHECK_MESSAGE(second == unsupported, "the second call did not return exactly the pairs that cannot access each other");
+    CHECK_MESSAGE(first == unsupported, "the first call did not return exactly the pairs that cannot access");
+    CHECK_MESSAGE(second == unsupported, "the second call did not return exactly the pairs that cannot access");
     size_t notEnabled = 0;
     for (int i = 0; i < count; ++i)
       for (int j = 0; j < count; ++j)
@@ -269,7 +269,7 @@ EXERCISE("staged-copier", "A staged device-to-device copy that overlaps its two 
     const int count = deviceCount();
     Primaries all(std::min(count, 2));
     const CUcontext src = all.contexts[0], dst = all.contexts.back();
-    MESSAGE((count >= 2 ? "from device 0 to device 1" : "this machine has one device: between two buffers of device 0"));
+    MESSAGE((count >= 2 ? "from device 0 to device 1" : "one device here: between two buffers of device 0"));
     const size_t chunk = 1u << 20, odd = 3 * chunk + 12345, small = 1000, slack = 4096;
     ex18::StagedCopier copier(chunk);
     std::vector<unsigned char> pattern(odd);
@@ -287,8 +287,9 @@ EXERCISE("staged-copier", "A staged device-to-device copy that overlaps its two 
       const bool kept = wbt::current() == src;
       const std::vector<unsigned char> got = bytesAt(dst, to.get(), odd + slack);
       CHECK_MESSAGE(differing(got, pattern, bytes) == 0, "bytes that are not the source's arrived");
-      CHECK_MESSAGE(std::all_of(got.begin() + static_cast<long>(bytes), got.end(), [](unsigned char c) { return c == 0xEE; }),
-                    "bytes past the end of the copy were written");
+      const bool untouched =
+          std::all_of(got.begin() + static_cast<long>(bytes), got.end(), [](unsigned char c) { return c == 0xEE; });
+      CHECK_MESSAGE(untouched, "bytes past the end of the copy were written");
       CHECK_MESSAGE(kept, "copy left another context current");
     }
   }
