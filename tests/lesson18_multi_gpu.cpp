@@ -11,6 +11,7 @@
 #include "support.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -399,9 +400,9 @@ TEST_SUITE("bandwidth") {
     int access01 = 0, access10 = 0;
     CU_CHECK(cuDeviceGetP2PAttribute(&access01, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, lab.dev0(), lab.dev1()));
     CU_CHECK(cuDeviceGetP2PAttribute(&access10, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, lab.dev1(), lab.dev0()));
-    if (access01 != 1 || access10 != 1) {
-      MESSAGE("SKIPPED: ACCESS_SUPPORTED is " << access01 << " from 0 to 1 and " << access10
-                                              << " from 1 to 0: there is no peer copy to time against staging");
+    if (access01 != 1 || access10 != 1) {  // said on stdout, where ctest -V shows it: doctest has no skip at run time
+      std::printf("SKIPPED: ACCESS_SUPPORTED is %d from device 0 to 1 and %d from 1 to 0: there is no peer copy to "
+                  "time against staging\n", access01, access10);
       return;
     }
     const size_t bytes = 256u << 20;

@@ -8,8 +8,8 @@
 // every allocation of a peer context accessible to the current context, in that one direction, and
 // answers a second call, flags other than 0 and a context paired with itself with their own errors.
 // With access enabled, a kernel on device 1 reads and writes device 0's memory through the very
-// pointer device 0 uses; without it the access faults, which a child process shows. Then the
-// figure: device-to-device bandwidth with peer access, without it, and staged by hand through
+// pointer device 0 uses; without it the access does not succeed, which a child process shows. Then
+// the figure: device-to-device bandwidth with peer access, without it, and staged by hand through
 // pinned host memory, several sizes, in the same run. On a machine with one device, each step that
 // needs two says what it would show and why it cannot here.
 //
@@ -657,7 +657,7 @@ int main(int argc, char** argv) {
     if (const std::string why = whyNot(p, true); !why.empty()) {
       skipped(why, true,
               "runs a kernel on device 1 over device 0's memory, with access (the values arrive) and, in a child "
-              "process, without (the child faults)");
+              "process, without (the access does not succeed)");
     } else {
       kernelOnPeerMemory(p, k);
       kernelWithoutAccess();
