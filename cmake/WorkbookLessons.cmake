@@ -7,6 +7,8 @@
 #            [NEEDS <NN>...]                earlier lessons a reader needs first (the page says so)
 #            [RUNTIME_SOURCES <file.cu>...]  CUDA sources compiled into the program and its tests by
 #                                           nvcc; the lesson then links the CUDA runtime as well
+#            [LIBRARIES <target>...]        further libraries (CMake targets, e.g. CUDA::nvrtc) linked
+#                                           into the program, its test binary and its exercise binaries
 #            [SANITIZE_EXCLUDE <suite>...]  suites the sanitize target leaves out for this lesson, beside
 #                                           WORKBOOK_SANITIZE_EXCLUDED_SUITES (say why where they are)
 #            [SANITIZE_PARENT_ONLY]         compute-sanitizer checks the program and its test binary
@@ -58,7 +60,7 @@ function(_workbook_gpu_test name labels)
 endfunction()
 
 function(add_lesson folder)
-  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY" "TITLE;PROVES;SHORT" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;NEEDS;RUNTIME_SOURCES;SANITIZE_EXCLUDE;SERIAL_EXERCISES")
+  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY" "TITLE;PROVES;SHORT" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;NEEDS;RUNTIME_SOURCES;SANITIZE_EXCLUDE;SERIAL_EXERCISES;LIBRARIES")
   if(NOT folder MATCHES "^([0-9][0-9])-([a-z0-9-]+)$")
     message(FATAL_ERROR "add_lesson(${folder}): a lesson folder is NN-name, e.g. 05-memory")
   endif()
@@ -98,6 +100,11 @@ function(add_lesson folder)
       target_include_directories(${target} PRIVATE "${CMAKE_SOURCE_DIR}/lessons/${folder}")
       target_link_libraries(${target} PRIVATE CUDA::cudart)
     endforeach()
+  endif()
+  # A lesson about a toolkit library beside the driver (19: NVRTC and nvJitLink) links it into both.
+  if(L_LIBRARIES)
+    target_link_libraries(${program} PRIVATE ${L_LIBRARIES})
+    target_link_libraries(${tests} PRIVATE ${L_LIBRARIES})
   endif()
   # The damaged-images suites run the lesson's own program.
   target_compile_definitions(${tests} PRIVATE "WORKBOOK_LESSON_PROGRAM=\"$<TARGET_FILE:${program}>\"")
@@ -170,7 +177,8 @@ function(add_lesson folder)
   endif()
   if(EXISTS "${CMAKE_SOURCE_DIR}/lessons/${folder}/exercises.cpp")
     _workbook_add_exercises(${folder} ${nn} ${slug_} ${program} SERIAL ${L_SERIAL_EXERCISES}
-      RUNTIME_SOURCES ${L_RUNTIME_SOURCES} KERNELS ${L_KERNELS} EMBED ${L_EMBED} SANITIZER_FLAGS "${sanitizer_flags}")
+      RUNTIME_SOURCES ${L_RUNTIME_SOURCES} KERNELS ${L_KERNELS} EMBED ${L_EMBED} LIBRARIES ${L_LIBRARIES}
+      SANITIZER_FLAGS "${sanitizer_flags}")
   endif()
 
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_LESSONS "${folder}")
