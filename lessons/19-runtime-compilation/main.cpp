@@ -94,7 +94,6 @@ std::string programLog(nvrtcProgram prog) {
 }
 //! [compiled]
 
-//! [outputs]
 // After a successful compile: the images this target produced, and each name expression's lowered
 // name, copied out (NVRTC owns them until nvrtcDestroyProgram).
 void readOutputs(nvrtcProgram prog, const std::vector<std::string>& nameExpressions, Compiled& c) {
@@ -107,7 +106,6 @@ void readOutputs(nvrtcProgram prog, const std::vector<std::string>& nameExpressi
     c.lowered.emplace_back(lowered);
   }
 }
-//! [outputs]
 
 //! [compile]
 // One compilation: create the program from the source, compile it with the options, read the log
@@ -788,7 +786,6 @@ void compileCache(const std::string& dir, const Arch& arch) {
 }
 //! [cache-second-process]
 
-//! [many-kernels]
 // A source of `count` kernels k0, k1, ...: the larger the source, the longer NVRTC takes.
 std::string manyKernels(unsigned count) {
   std::string source;
@@ -798,7 +795,6 @@ std::string manyKernels(unsigned count) {
               std::to_string(i + 2) + ".0f + 1.0f;\n}\n";
   return source;
 }
-//! [many-kernels]
 
 struct CompileCost {
   unsigned kernels;
@@ -869,7 +865,6 @@ bool writeCsv(const std::string& path, const std::vector<CompileCost>& costs) {
   return std::fclose(f) == 0;
 }
 
-//! [needed]
 // The libraries this program names in its ELF file (DT_NEEDED of its dynamic section): what the
 // dynamic loader maps before main, and what ldd lists.
 std::vector<std::string> neededLibraries() {
@@ -892,7 +887,6 @@ std::vector<std::string> neededLibraries() {
   }
   return names;
 }
-//! [needed]
 
 //! [ships]
 // What the program names against what the process loaded: NVRTC opens its builtins library itself
