@@ -264,14 +264,39 @@ void potentialBlockSize(CUdevice dev, const Kernels& k) {
     sane = sane && size > 0 && size % warp == 0 && size <= most && minGrid == perSm * sms;
   }
   wb::expect(sane, "whole warps, within the kernel's maximum, and a grid of blocks per SM times SMs", "other values");
-  size_t room = 0;
-  CU_CHECK(cuOccupancyAvailableDynamicSMemPerBlock(&room, k.smemSum.fn, 2, 256));
-  const int fit = blocksPerSm(k.smemSum.fn, 256, room);
-  std::printf("cuOccupancyAvailableDynamicSMemPerBlock(2 blocks of 256 threads): %s each; with that, %d blocks fit\n",
-              wb::bytes(room).c_str(), fit);
-  wb::expect(fit >= 2, "the shared memory it names leaving room for the 2 blocks", std::to_string(fit) + " fit");
 }
 //! [potential]
+
+//! [available]
+// The most dynamic shared memory per block at which the occupancy calculator still fits n blocks
+// of this size on an SM (0 if none fits): a search over the calculator, the launch's own arithmetic.
+size_t mostThatFits(CUfunction f, int threads, int n, size_t limit) {
+  if (blocksPerSm(f, threads, 0) < n) return 0;
+  size_t fits = 0, fails = limit + 1;
+  while (fails - fits > 1) {
+    const size_t mid = fits + (fails - fits) / 2;
+    (blocksPerSm(f, threads, mid) >= n ? fits : fails) = mid;
+  }
+  return fits;
+}
+
+// The reverse question, asked two ways: cuOccupancyAvailableDynamicSMemPerBlock's answer for 2
+// blocks of 256 threads, and the most at which the occupancy calculator fits 2.
+void availableShared(CUdevice dev, const Kernels& k) {
+  // The search goes up to what the kernel may ask for (raised in step 2).
+  const size_t limit = static_cast<size_t>(funcAttribute(k.smemSum.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES));
+  size_t room = 0;
+  CU_CHECK(cuOccupancyAvailableDynamicSMemPerBlock(&room, k.smemSum.fn, 2, 256));
+  const size_t most = mostThatFits(k.smemSum.fn, 256, 2, limit);
+  std::printf("cuOccupancyAvailableDynamicSMemPerBlock(2 blocks of 256 threads): %s (%zu B) each; with that, the "
+              "calculator fits %d\n", wb::bytes(room).c_str(), room, blocksPerSm(k.smemSum.fn, 256, room));
+  std::printf("the most at which the calculator fits 2: %zu B, %zu B %s; reserved by the system per block: %d B\n",
+              most, room > most ? room - most : most - room, room > most ? "less" : room < most ? "more" : "the same",
+              deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK));
+  wb::expect(most > 0 && most <= room, "the calculator fitting 2 blocks at no more than the size named for 2",
+             most == 0 ? "it fits none" : "it fits them with more");
+}
+//! [available]
 
 //! [clusters]
 // Eight blocks in clusters of two, asked for with a launch attribute; each block reads back its
@@ -695,6 +720,7 @@ int main() {
     wb::step(3, "Occupancy: how many blocks an SM holds");
     occupancyTable(dev, k);
     potentialBlockSize(dev, k);
+    availableShared(dev, k);
     wb::step(4, "Thread-block clusters");
     clusters(dev, k);
     wb::step(5, "Cooperative launch: a barrier across the grid");

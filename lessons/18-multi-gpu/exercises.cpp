@@ -66,9 +66,9 @@ std::vector<PeerPair> enableAllPeers(const std::vector<CUcontext>& contexts) {
 //
 // Task: Where two GPUs cannot access each other, a copy between them goes through host memory: down
 // from the first device, then up to the second. Done one after the other, each link idles while the
-// other works, and the copy takes as long as both. Write StagedCopier. The constructor allocates two
-// staging buffers of chunkBytes each with cuMemHostAlloc(CU_MEMHOSTALLOC_PORTABLE), so that both
-// contexts treat them as pinned. copy splits the bytes into chunks of at most chunkBytes and
+// other works, and the copy takes as long as both. Write StagedCopier. The constructor, called with
+// a context current, allocates two staging buffers of chunkBytes each with
+// cuMemHostAlloc(CU_MEMHOSTALLOC_PORTABLE), so that every context treats them as pinned. copy splits the bytes into chunks of at most chunkBytes and
 // alternates between the buffers: chunk i goes down into buffer i % 2 in a stream of srcCtx and up
 // from it in a stream of dstCtx, the copy up waiting for its copy down (an event of srcCtx's stream;
 // cuStreamWaitEvent accepts an event of another context), and the copy down into a buffer waiting

@@ -271,15 +271,12 @@ EXERCISE("staged-copier", "A staged device-to-device copy that overlaps its two 
     const CUcontext src = all.contexts[0], dst = all.contexts.back();
     MESSAGE((count >= 2 ? "from device 0 to device 1" : "one device here: between two buffers of device 0"));
     const size_t chunk = 1u << 20, odd = 3 * chunk + 12345, small = 1000, slack = 4096;
+    wbt::Pushed current(src);  // pinned memory is allocated in a context: the copier is made in one
     ex18::StagedCopier copier(chunk);
     std::vector<unsigned char> pattern(odd);
     for (size_t i = 0; i < odd; ++i) pattern[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
     Buffer from(src, odd), to(dst, odd + slack);
-    {
-      wbt::Pushed current(src);
-      CU_CHECK(cuMemcpyHtoD(from.get(), pattern.data(), odd));
-    }
-    wbt::Pushed current(src);
+    CU_CHECK(cuMemcpyHtoD(from.get(), pattern.data(), odd));
     for (const size_t bytes : {odd, small}) {
       CAPTURE(bytes);
       setBytes(dst, to.get(), 0xEE, odd + slack);
@@ -301,8 +298,8 @@ EXERCISE("staged-copier", "A staged device-to-device copy that overlaps its two 
     const size_t bytes = 256u << 20;
     Buffer from(src, bytes), to(dst, bytes);
     setBytes(src, from.get(), 0x5A, bytes);
-    ex18::StagedCopier copier(8u << 20);
     wbt::Pushed current(src);
+    ex18::StagedCopier copier(8u << 20);
     copier.copy(to.get(), dst, from.get(), src, bytes);  // the learner's code first; a warm-up too
     if (underSanitizer()) throw wbx::Skipped("compute-sanitizer intercepts every copy: there is no time to compare");
     void* whole = nullptr;
