@@ -75,23 +75,7 @@ class Pool {
   CUmemoryPool pool_ = nullptr;
 };
 
-// A non-blocking stream of the current context, synchronised and destroyed at scope exit. Gates are
-// declared after their streams, so they have been opened by then.
-class Stream {
- public:
-  Stream() { CU_CHECK(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
-  ~Stream() {
-    cuStreamSynchronize(s_);
-    cuStreamDestroy(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  CUstream get() const { return s_; }
-  void sync() const { CU_CHECK(cuStreamSynchronize(s_)); }
-
- private:
-  CUstream s_ = nullptr;
-};
+using wbt::Stream;
 
 class Event {
  public:

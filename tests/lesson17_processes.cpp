@@ -126,20 +126,7 @@ struct Lab {
   CUdevice dev() const { return primary.device(); }
 };
 
-class Stream {
- public:
-  Stream() { CU_CHECK(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
-  ~Stream() {
-    cuStreamSynchronize(s_);
-    cuStreamDestroy(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  CUstream get() const { return s_; }
-
- private:
-  CUstream s_ = nullptr;
-};
+using wbt::Stream;
 
 // Pinned host memory (so an asynchronous copy into it stays asynchronous), freed at scope exit.
 class PinnedBuffer {

@@ -124,6 +124,31 @@ namespace wbt {
 // Behaviour the reference leaves undefined or unspecified (a handle used after cuLibraryUnload or
 // cuCtxDestroy) may crash the process, so tests that provoke it run it in a child: this binary again, running one
 // test case with WORKBOOK_CHILD=1 set. Such cases carry * doctest::skip(!wbt::inChild()).
+// A non-blocking stream of the current context. At scope exit it ends a capture left open (an
+// assertion may end a test mid-capture), waits for its work and is destroyed: declare gates after
+// it, so that they are opened first.
+class Stream {
+ public:
+  Stream() { CU_CHECK(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
+  ~Stream() {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (cuStreamIsCapturing(s_, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE) {
+      CUgraph left = nullptr;
+      cuStreamEndCapture(s_, &left);
+      if (left) cuGraphDestroy(left);
+    }
+    cuStreamSynchronize(s_);
+    cuStreamDestroy(s_);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  CUstream get() const { return s_; }
+  void sync() const { CU_CHECK(cuStreamSynchronize(s_)); }
+
+ private:
+  CUstream s_ = nullptr;
+};
+
 inline bool inChild() { return std::getenv("WORKBOOK_CHILD") != nullptr; }
 
 struct ChildEnd {

@@ -28,21 +28,7 @@ struct Lab {
   Lab& operator=(const Lab&) = delete;
 };
 
-// A non-blocking stream, synchronised and destroyed at scope exit (declare gates after it).
-class Stream {
- public:
-  Stream() { CU_CHECK(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
-  ~Stream() {
-    cuStreamSynchronize(s_);
-    cuStreamDestroy(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  CUstream get() const { return s_; }
-
- private:
-  CUstream s_ = nullptr;
-};
+using wbt::Stream;
 
 // What CU_CHECK would have thrown for this call at this line of this file.
 std::string checkedMessage(CUresult code, const char* call, int line) {

@@ -34,22 +34,7 @@ struct Lab {
   ~Lab() { cuLibraryUnload(library); }
 };
 
-// A non-blocking stream, synchronised and destroyed at scope exit (declare gates after it).
-class Stream {
- public:
-  Stream() { CU_CHECK(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
-  ~Stream() {
-    cuStreamSynchronize(s_);
-    cuStreamDestroy(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  CUstream get() const { return s_; }
-  void sync() const { CU_CHECK(cuStreamSynchronize(s_)); }
-
- private:
-  CUstream s_ = nullptr;
-};
+using wbt::Stream;
 
 class Event {
  public:

@@ -82,21 +82,7 @@ struct Lab {
   }
 };
 
-// A non-blocking stream, synchronised and destroyed at scope exit.
-class Stream {
- public:
-  Stream() { CU_CHECK(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
-  ~Stream() {
-    cuStreamSynchronize(s_);
-    cuStreamDestroy(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  CUstream get() const { return s_; }
-
- private:
-  CUstream s_ = nullptr;
-};
+using wbt::Stream;
 
 // The arguments of job_chunk (kernels/faults.cu): adds k * k to *sum for every k in [first,
 // first + n); with poison set it writes to address 0x10 first. list is what cuLaunchKernel takes.

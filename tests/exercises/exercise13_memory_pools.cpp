@@ -54,22 +54,7 @@ class Pool {
   CUmemoryPool pool_ = nullptr;
 };
 
-// A non-blocking stream, synchronised and destroyed at scope exit (declare gates after it).
-class Stream {
- public:
-  Stream() { CU_CHECK(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
-  ~Stream() {
-    cuStreamSynchronize(s_);
-    cuStreamDestroy(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  CUstream get() const { return s_; }
-  void sync() const { CU_CHECK(cuStreamSynchronize(s_)); }
-
- private:
-  CUstream s_ = nullptr;
-};
+using wbt::Stream;
 
 // A pointer from the stream-ordered allocator, freed in a stream at scope exit unless handed on.
 struct FreedAtExit {

@@ -62,29 +62,7 @@ CUstreamCaptureStatus statusOf(CUstream s) {
   return status;
 }
 
-// A non-blocking stream. At scope exit a capture left open is ended (after the checks have looked
-// at it), then the stream is synchronised and destroyed. Declare gates after it.
-class Stream {
- public:
-  Stream() { CU_CHECK(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
-  ~Stream() {
-    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (cuStreamIsCapturing(s_, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE) {
-      CUgraph left = nullptr;
-      cuStreamEndCapture(s_, &left);
-      if (left) cuGraphDestroy(left);
-    }
-    cuStreamSynchronize(s_);
-    cuStreamDestroy(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  CUstream get() const { return s_; }
-  void sync() const { CU_CHECK(cuStreamSynchronize(s_)); }
-
- private:
-  CUstream s_ = nullptr;
-};
+using wbt::Stream;
 
 // Graphs destroyed at scope exit: declare before whatever holds executable graphs of them.
 struct Graphs {

@@ -102,20 +102,7 @@ struct Lab {
   CUdevice dev() const { return primary.device(); }
 };
 
-class Stream {
- public:
-  Stream() { CU_CHECK(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
-  ~Stream() {
-    cuStreamSynchronize(s_);
-    cuStreamDestroy(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  CUstream get() const { return s_; }
-
- private:
-  CUstream s_ = nullptr;
-};
+using wbt::Stream;
 
 uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<uint32_t>(i * 2654435761u); }
 
