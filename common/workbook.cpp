@@ -14,6 +14,8 @@ void expect(bool shown, const std::string& what, const std::string& instead) {
   if (!shown) throw Contradiction(what, instead);
 }
 
+bool underSanitizer() { return std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr; }
+
 int reportFatal(const DriverError& error) {
   std::fflush(stdout);  // what the lesson printed so far comes before the error, also in a log
   std::fprintf(stderr, "error: %s\n", error.what());

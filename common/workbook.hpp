@@ -39,6 +39,12 @@ class Contradiction : public std::runtime_error {
 };
 void expect(bool shown, const std::string& what, const std::string& instead);
 
+// Whether this process runs under compute-sanitizer: the sanitize target (cmake/Sanitize.cmake)
+// sets WORKBOOK_UNDER_SANITIZER. There, on driver 580, no kernel ran beside one that waits for the
+// host (lesson 09) and every call is slowed, so the steps and checks that need either say they are
+// left out instead of showing something else.
+bool underSanitizer();
+
 // Prints the error and what to do about it to stderr; returns the exit code for main().
 int reportFatal(const DriverError& error);
 int reportFatal(const ImageError& error);

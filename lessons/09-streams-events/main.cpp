@@ -474,7 +474,7 @@ int main() {
       // Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER), on driver 580,
       // kernels ran one at a time and cuStreamDestroy waited for the gate: steps 3 and 9 could not
       // show what they teach there, so they say so instead of narrating it.
-      const bool sanitized = std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr;
+      const bool sanitized = wb::underSanitizer();
       const char* leftOut = "left out under compute-sanitizer, which runs one kernel at a time\n";
       wb::step(3, "Overlapping a copy with a kernel");
       if (sanitized)

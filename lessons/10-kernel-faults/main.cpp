@@ -278,7 +278,7 @@ struct FindRuns {
   // Not under compute-sanitizer itself, and not in ctest's lesson10.run, which sets
   // WORKBOOK_SKIP_SANITIZER_RUN: the sanitizer's start-up takes seconds, and a learner runs
   // `ctest -R lesson10` again and again. The program on its own shows it.
-  bool skipped = std::getenv("WORKBOOK_UNDER_SANITIZER") || std::getenv("WORKBOOK_SKIP_SANITIZER_RUN");
+  bool skipped = wb::underSanitizer() || std::getenv("WORKBOOK_SKIP_SANITIZER_RUN");
   bool sanitizerRuns = !sanitizer.empty() && !skipped;
   std::future<wb::ProcessEnd> sanitized = sanitizerRuns ? std::async(std::launch::async, [path = sanitizer] {
     std::vector<std::string> env(std::begin(kControlled), std::end(kControlled));
@@ -310,7 +310,7 @@ void findTheLaunch(FindRuns& runs) {
   if (!runs.sanitizerRuns) {
     std::printf("  compute-sanitizer: %s\n",
                 runs.sanitizer.empty() ? "not found (it ships with the toolkit, in bin/)"
-                : std::getenv("WORKBOOK_UNDER_SANITIZER")
+                : wb::underSanitizer()
                     ? "skipped: this program already runs under it"
                     : "left out of this run (WORKBOOK_SKIP_SANITIZER_RUN is set); run the program itself to see it");
     return;

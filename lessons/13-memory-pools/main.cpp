@@ -631,7 +631,7 @@ int main(int argc, char** argv) {
     const Kernels k = Kernels::load(library);  // every kernel loaded before any gate closes
     // Under compute-sanitizer (WORKBOOK_UNDER_SANITIZER), on driver 580, no kernel ran beside a waiting
     // gate (lesson 09), and timings mean nothing: the steps that need either say so instead.
-    const bool sanitized = std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr;
+    const bool sanitized = wb::underSanitizer();
     const char* leftOut = "left out under compute-sanitizer, which runs one kernel at a time and slows every call\n";
     std::vector<Cost> costs;
     {

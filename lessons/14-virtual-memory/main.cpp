@@ -598,7 +598,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuLibraryGetKernel(&scaleKernel, library, "scale"));
     const Kernels k{reinterpret_cast<CUfunction>(fillKernel), reinterpret_cast<CUfunction>(scaleKernel)};
     // Under compute-sanitizer (WORKBOOK_UNDER_SANITIZER) every call is slowed: times mean nothing there.
-    const bool sanitized = std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr;
+    const bool sanitized = wb::underSanitizer();
 
     wb::step(1, "Support and granularity");
     const size_t granule = supportAndGranularity(dev);

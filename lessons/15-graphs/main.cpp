@@ -720,7 +720,7 @@ int main(int argc, char** argv) {
     // Under compute-sanitizer (WORKBOOK_UNDER_SANITIZER) timings mean nothing, and on driver 580 some
     // calls waited there for a kernel that waits for the host (lesson 09): the steps that hold work
     // behind a gate say so instead.
-    const bool sanitized = std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr;
+    const bool sanitized = wb::underSanitizer();
     const char* leftOut = "left out under compute-sanitizer, which may hold a call until a waiting kernel ends, "
                           "and slows every call\n";
     std::vector<LaunchCost> costs;

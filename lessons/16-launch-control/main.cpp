@@ -707,7 +707,7 @@ int main() {
     }
     // Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER), on driver 580, no
     // kernel ran beside a waiting one (lesson 09): steps 6 and 9 say so instead of narrating it.
-    const bool sanitized = std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr;
+    const bool sanitized = wb::underSanitizer();
     const char* leftOut = "left out under compute-sanitizer, which runs one kernel at a time\n";
     {
       SumInput in(static_cast<size_t>(deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)) / 4);

@@ -846,7 +846,7 @@ int main(int argc, char** argv) {
     wb::verifiedImagePath("processes.fatbin");  // the neighbour's
     // Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER) steps 2 and 5,
     // whose work must run beside another process's waiting kernel, are left out and say so.
-    const bool sanitized = std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr;
+    const bool sanitized = wb::underSanitizer();
     const char* leftOut =
         "left out under compute-sanitizer: this process's work must run beside another's waiting kernel\n";
     CUlibrary library = nullptr;

@@ -630,7 +630,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuLibraryGetKernel(&scaleKernel, library, "scale"));
     const Kernels k{reinterpret_cast<CUfunction>(fillKernel), reinterpret_cast<CUfunction>(scaleKernel)};
     // Under compute-sanitizer (WORKBOOK_UNDER_SANITIZER) every call is slowed: times mean nothing there.
-    const bool sanitized = std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr;
+    const bool sanitized = wb::underSanitizer();
 
     wb::step(1, "Which device can access which");
     whoCanAccess(p);

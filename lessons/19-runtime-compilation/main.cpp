@@ -946,7 +946,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuCtxSetCurrent(primary));
     const Arch arch = archOf(dev);
     // Under compute-sanitizer (WORKBOOK_UNDER_SANITIZER) every driver call is slowed: times mean nothing there.
-    const bool sanitized = std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr;
+    const bool sanitized = wb::underSanitizer();
 
     wb::step(1, "NVRTC, nvJitLink and the device's architecture");
     const std::vector<std::string> loadedBefore = versionsAndTarget(dev, arch);

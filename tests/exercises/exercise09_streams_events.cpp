@@ -16,10 +16,6 @@
 
 namespace {
 
-// Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER), on driver 580, no
-// kernel ran beside a waiting gate, and times mean nothing.
-bool underSanitizer() { return std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr; }
-
 // The primary context of device 0, current, and the gate, stamp and burn kernels loaded into it.
 struct Lab {
   wbt::RetainedPrimary primary{(wbt::initDriver(), wbt::device(0))};
@@ -158,7 +154,7 @@ EXERCISE("pipeline", "A chunked copy/compute pipeline in two streams",
     ex09::pipeline(lab.k.burn, host.get(), device.get(), n, chunks, 1, copies.get(), compute.get());
     copies.sync();
     compute.sync();
-    if (underSanitizer())
+    if (wb::underSanitizer())
       throw wbx::Skipped("compute-sanitizer serialises the GPU's work: there is no overlap to time");
 
     // From an event in copies to the end of the work of both streams, the better of two runs.
@@ -221,7 +217,7 @@ EXERCISE("preload-kernels", "Every kernel of a library loaded before a gate clos
           "under CUDA_MODULE_LOADING=EAGER a library is loaded whole at once: nothing is left to preload");
 
     // First what lazy loading does to an unloaded kernel: the stamp's launch would wait for the gate.
-    if (underSanitizer()) {
+    if (wb::underSanitizer()) {
       MESSAGE("the stamp beside the gate is left out under compute-sanitizer, which runs one kernel at a time");
     } else {
       const CUfunction gateKernel = lib.kernel("gate"), stampKernel = lib.kernel("stamp");

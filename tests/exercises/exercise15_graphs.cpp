@@ -14,10 +14,6 @@
 
 namespace {
 
-// Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER), on driver 580, some
-// calls waited for a kernel that waits for the host (lesson 09): no gate is closed there.
-bool underSanitizer() { return std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr; }
-
 CUfunction functionOf(CUlibrary library, const char* name) {
   CUkernel kernel = nullptr;
   CU_CHECK(cuLibraryGetKernel(&kernel, library, name));
@@ -115,7 +111,7 @@ EXERCISE("token-step", "A decode step captured once and replayed with each token
     const CUgraphExec first = step.exec();
     bool sameExec = first != nullptr;
     wb::Gate::Outcome seen = wb::Gate::TimedOut;
-    const bool gated = !underSanitizer();
+    const bool gated = !wb::underSanitizer();
     {
       std::unique_ptr<wb::Gate> gate;
       if (gated) gate = std::make_unique<wb::Gate>(lab.gate, s.get(), 5.0);  // a run() that waits, waits 5 s at most

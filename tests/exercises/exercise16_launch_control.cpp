@@ -19,10 +19,6 @@
 
 namespace {
 
-// Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER), on driver 580, no
-// kernel ran beside a waiting one (lesson 09).
-bool underSanitizer() { return std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr; }
-
 int funcAttribute(CUfunction f, CUfunction_attribute what) {
   int value = 0;
   CU_CHECK(cuFuncGetAttribute(&value, what, f));
@@ -308,7 +304,7 @@ EXERCISE("partitions", "A latency partition beside a throughput partition",
     CHECK(inLatency.size() <= latency);
     CHECK(inThroughput.size() <= throughput);
     CHECK_MESSAGE(shared.empty(), "SMs that ran kernels of both partitions");
-    if (underSanitizer()) {
+    if (wb::underSanitizer()) {
       MESSAGE("the full throughput partition is left out under compute-sanitizer, which runs one kernel at a time");
       return;
     }

@@ -26,10 +26,6 @@ constexpr unsigned kChildSeconds = 60;
 constexpr double kReplySeconds = 10, kGateSeconds = 5;
 constexpr uint32_t kStale = 0xDEADBEEFu, kFresh = 0x600DDA7Au, kUnread = 0xFFFFFFFFu;
 
-// Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER), on driver 580, no
-// kernel ran beside a waiting gate (lesson 09).
-bool underSanitizer() { return std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr; }
-
 // What this check and its child say to each other: one datagram each.
 struct Note {
   char what[16] = {};
@@ -257,7 +253,7 @@ EXERCISE("event-handoff", "A consumer ordered after another process's producer b
   }
 
   TEST_CASE("copyAfter returns with the copy pending behind the producer's event, and the copy then reads the producer's new data, never the old") {
-    if (underSanitizer()) throw wbx::Skipped("compute-sanitizer runs no kernel beside a waiting gate (lesson 09)");
+    if (wb::underSanitizer()) throw wbx::Skipped("compute-sanitizer runs no kernel beside a waiting gate (lesson 09)");
     Child producer("child: a producer behind a gate");
     Lab lab;
     producer.hear("ready");

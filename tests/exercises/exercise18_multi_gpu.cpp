@@ -16,9 +16,6 @@
 
 namespace {
 
-// Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER) times mean nothing.
-bool underSanitizer() { return std::getenv("WORKBOOK_UNDER_SANITIZER") != nullptr; }
-
 int deviceCount() {
   CU_CHECK(cuInit(0));
   int count = 0;
@@ -301,7 +298,7 @@ EXERCISE("staged-copier", "A staged device-to-device copy that overlaps its two 
     wbt::Pushed current(src);
     ex18::StagedCopier copier(8u << 20);
     copier.copy(to.get(), dst, from.get(), src, bytes);  // the learner's code first; a warm-up too
-    if (underSanitizer()) throw wbx::Skipped("compute-sanitizer intercepts every copy: there is no time to compare");
+    if (wb::underSanitizer()) throw wbx::Skipped("compute-sanitizer intercepts every copy: there is no time to compare");
     void* whole = nullptr;
     CU_CHECK(cuMemHostAlloc(&whole, bytes, CU_MEMHOSTALLOC_PORTABLE));
     const auto downThenUp = [&] {
