@@ -11,6 +11,7 @@
 #include "channel.hpp"
 #include "damaged_images.hpp"
 #include "gate.hpp"
+#include "lesson17_processes.hpp"
 #include "support.hpp"
 
 #include <fcntl.h>
@@ -28,65 +29,27 @@
 namespace {
 
 constexpr unsigned kChildSeconds = 20, kForkedSeconds = 3;
-constexpr double kReplySeconds = 10, kGateSeconds = 5;
-constexpr unsigned kMark = 0x600DF00Du, kStale = 0xDEADBEEFu, kFresh = 0x600DDA7Au, kUnread = 0xFFFFFFFFu;
+constexpr unsigned kMark = 0x600DF00Du;
 
-// What the parent and a child of this binary say to each other: one datagram each.
-struct Note {
-  char what[16] = {};
-  int64_t v[4] = {};
-  unsigned char handle[CU_IPC_HANDLE_SIZE] = {};
+using l17::await;
+using l17::kFresh;
+using l17::kGateSeconds;
+using l17::kReplySeconds;
+using l17::kStale;
+using l17::kUnread;
+using l17::Lab;
+using l17::note;
+using l17::Note;
+using l17::parentChannel;
+using l17::patternAt;
+using l17::PinnedBuffer;
+using l17::said;
+using l17::tell;
+using l17::granularity;
+
+struct Child : l17::Child {
+  explicit Child(const char* testCase) : l17::Child(testCase, {"WORKBOOK_CHILD=1"}, kChildSeconds) {}
 };
-
-Note note(const char* what, int64_t a = 0, int64_t b = 0, int64_t c = 0, int64_t d = 0) {
-  Note n;
-  std::snprintf(n.what, sizeof n.what, "%s", what);
-  n.v[0] = a, n.v[1] = b, n.v[2] = c, n.v[3] = d;
-  return n;
-}
-
-bool said(const Note& n, const char* what) { return std::strncmp(n.what, what, sizeof n.what) == 0; }
-
-// In a child: its end of the channel, the parent's next message (which must be `what`), and a reply.
-int parentChannel() {
-  const int fd = wb::channelFromParent();
-  REQUIRE_MESSAGE(fd >= 0, "started without a channel (WORKBOOK_CHANNEL)");
-  return fd;
-}
-
-Note await(int parent, const char* what, int* fd = nullptr) {
-  Note n;
-  REQUIRE(wb::receiveMessage(parent, &n, sizeof n, fd, kReplySeconds) == wb::Received::Message);
-  REQUIRE(said(n, what));
-  return n;
-}
-
-void tell(int parent, const Note& n, int fd = -1) { REQUIRE(wb::sendMessage(parent, &n, sizeof n, fd)); }
-
-// In the parent: this binary again, running one child test case, with a channel and a time limit.
-struct Child {
-  explicit Child(const char* testCase)
-      : channel({wb::selfPath(), std::string("--test-case=") + testCase, "--no-version"}, {"WORKBOOK_CHILD=1"},
-                kChildSeconds) {}
-  ~Child() { channel.send(note("quit")); }  // a child still waiting (a test that stopped early) ends now
-  wb::ChildChannel channel;
-
-  Note hear(const char* what, int* fd = nullptr) {
-    Note n;
-    const bool got = channel.receive(n, kReplySeconds, fd);
-    if (!got || !said(n, what)) {
-      const wb::ProcessEnd& end = channel.end();
-      const std::string instead = got ? "it said \"" + std::string(n.what, strnlen(n.what, sizeof n.what)) + "\""
-                                      : std::string("it said nothing within its time");
-      FAIL("the child did not say \"" << std::string(what) << "\" (" << instead << "); it ended with signal "
-                                        << end.signal << ", exit code " << end.code << ":\n" << end.output);
-    }
-    return n;
-  }
-  void say(const Note& n) { REQUIRE(channel.send(n)); }
-};
-
-uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<uint32_t>(i * 2654435761u); }
 
 void writePattern(CUdeviceptr p, size_t words, uint32_t seed) {
   std::vector<uint32_t> v(words);
@@ -108,54 +71,7 @@ unsigned firstWord(CUdeviceptr p) {
   return w;
 }
 
-// The primary context of device 0, current; with the kernels of streams.fatbin where asked.
-struct Lab {
-  wbt::RetainedPrimary primary{(wbt::initDriver(), wbt::device(0))};
-  wbt::Pushed current{primary.get()};
-  CUlibrary library = nullptr;
-  wb::StreamKernels k;
-  explicit Lab(bool kernels = false) {
-    if (!kernels) return;
-    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
-                                   nullptr, nullptr, 0));
-    k = wb::StreamKernels::load(library);  // loaded before any gate closes
-  }
-  ~Lab() {
-    if (library) cuLibraryUnload(library);
-  }
-  CUdevice dev() const { return primary.device(); }
-};
-
 using wbt::Stream;
-
-// Pinned host memory (so an asynchronous copy into it stays asynchronous), freed at scope exit.
-class PinnedBuffer {
- public:
-  explicit PinnedBuffer(size_t words) : words_(words) {
-    CU_CHECK(cuMemAllocHost(reinterpret_cast<void**>(&p_), words * sizeof(uint32_t)));
-    std::fill(p_, p_ + words, kUnread);
-  }
-  ~PinnedBuffer() { cuMemFreeHost(p_); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  uint32_t* get() const { return p_; }
-  size_t count(uint32_t value) const { return static_cast<size_t>(std::count(p_, p_ + words_, value)); }
-
- private:
-  uint32_t* p_ = nullptr;
-  size_t words_;
-};
-
-size_t granularity(CUdevice dev) {
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = dev;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-  size_t granule = 0;
-  CU_CHECK(cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-  return granule;
-}
 
 // A handle mapped at addresses of this process's own and granted to dev; unmapped at scope exit
 // unless unmap() came first.
@@ -333,7 +249,7 @@ TEST_CASE("child: an importer opens the parent's IPC handle" * doctest::skip(!wb
   tell(parent, note("ready"));
   const Note offer = await(parent, "open");
   CUipcMemHandle handle{};
-  std::memcpy(&handle, offer.handle, sizeof handle);
+  std::memcpy(&handle, offer.mem, sizeof handle);
   CUdeviceptr shared = 0;
   REQUIRE(cuIpcOpenMemHandle(&shared, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) == CUDA_SUCCESS);
   const size_t right = wordsOfPattern(shared, static_cast<size_t>(offer.v[0]) / 4, static_cast<uint32_t>(offer.v[1]));
@@ -355,7 +271,7 @@ TEST_SUITE("legacy-ipc") {
     CUipcMemHandle handle{};
     REQUIRE(cuIpcGetMemHandle(&handle, buffer.get()) == CUDA_SUCCESS);
     Note offer = note("open", static_cast<int64_t>(bytes), seed);
-    std::memcpy(offer.handle, &handle, sizeof handle);
+    std::memcpy(offer.mem, &handle, sizeof handle);
     importer.hear("ready");
     importer.say(offer);
     const Note closed = importer.hear("closed");
@@ -443,7 +359,7 @@ TEST_CASE("child: a producer writes behind a gate and records an interprocess ev
     CUipcEventHandle handle{};
     REQUIRE(cuIpcGetEventHandle(&handle, produced) == CUDA_SUCCESS);
     Note offer = note("produced", static_cast<int64_t>(shared.mapping->size()));
-    std::memcpy(offer.handle, &handle, sizeof handle);
+    std::memcpy(offer.event, &handle, sizeof handle);
     tell(parent, offer, shared.fd);
     await(parent, "open");
     seen = gate.outcome();
@@ -466,7 +382,7 @@ TEST_SUITE("interprocess-event") {
     const size_t size = static_cast<size_t>(offer.v[0]), words = size / 4;
     std::unique_ptr<Mapping> shared = importShared(fd, size, lab.dev());
     CUipcEventHandle handle{};
-    std::memcpy(&handle, offer.handle, sizeof handle);
+    std::memcpy(&handle, offer.event, sizeof handle);
     CUevent ready = nullptr;
     REQUIRE(cuIpcOpenEventHandle(&ready, handle) == CUDA_SUCCESS);
     CUresult early = CUDA_SUCCESS;

@@ -3,6 +3,7 @@
 // for its messages has a deadline; a check that stops early tells it to end. share-server reads the
 // device's free memory, so it runs with the GPU to itself.
 #include "check.hpp"
+#include "lesson17_processes.hpp"
 #include "channel.hpp"
 #include "gate.hpp"
 #include "17-processes/exercises.hpp"
@@ -23,84 +24,28 @@
 namespace {
 
 constexpr unsigned kChildSeconds = 60;
-constexpr double kReplySeconds = 10, kGateSeconds = 5;
-constexpr uint32_t kStale = 0xDEADBEEFu, kFresh = 0x600DDA7Au, kUnread = 0xFFFFFFFFu;
 
-// What this check and its child say to each other: one datagram each.
-struct Note {
-  char what[16] = {};
-  int64_t v[2] = {};
-  unsigned char mem[CU_IPC_HANDLE_SIZE] = {};
-  unsigned char event[CU_IPC_HANDLE_SIZE] = {};
-};
+using l17::await;
+using l17::granularity;
+using l17::kFresh;
+using l17::kGateSeconds;
+using l17::kReplySeconds;
+using l17::kStale;
+using l17::kUnread;
+using l17::Lab;
+using l17::note;
+using l17::Note;
+using l17::parentChannel;
+using l17::patternAt;
+using l17::PinnedBuffer;
+using l17::tell;
 
-Note note(const char* what, int64_t a = 0, int64_t b = 0) {
-  Note n;
-  std::snprintf(n.what, sizeof n.what, "%s", what);
-  n.v[0] = a, n.v[1] = b;
-  return n;
-}
-
-bool said(const Note& n, const char* what) { return std::strncmp(n.what, what, sizeof n.what) == 0; }
-
-// In the child: its end of the channel, the parent's next message (which must be `what`), a reply.
-int parentChannel() {
-  const int fd = wb::channelFromParent();
-  REQUIRE_MESSAGE(fd >= 0, "started without a channel (WORKBOOK_CHANNEL)");
-  return fd;
-}
-
-Note await(int parent, const char* what) {
-  Note n;
-  REQUIRE(wb::receiveMessage(parent, &n, sizeof n, nullptr, kReplySeconds) == wb::Received::Message);
-  REQUIRE(said(n, what));
-  return n;
-}
-
-void tell(int parent, const Note& n) { REQUIRE(wb::sendMessage(parent, &n, sizeof n)); }
-
-// In the check: this binary again, running one child test case, with a channel.
-struct Child {
+struct Child : l17::Child {
   explicit Child(const char* testCase)
-      : channel({wb::selfPath(), std::string("--test-case=") + testCase, "--no-version"},
-                {"WORKBOOK_CHILD=1", "WORKBOOK_EXERCISE_RESULTS"}, kChildSeconds) {}
-  ~Child() { channel.send(note("quit")); }  // a child still waiting (a check that stopped early) ends now
-  wb::ChildChannel channel;
-
-  Note hear(const char* what) {
-    Note n;
-    const bool got = channel.receive(n, kReplySeconds);
-    if (!got || !said(n, what)) {
-      const wb::ProcessEnd& end = channel.end();
-      FAIL("the other process did not say \"" << std::string(what) << "\"; it ended with signal " << end.signal
-                                                << ", exit code " << end.code << ":\n" << end.output);
-    }
-    return n;
-  }
-  void say(const Note& n) { REQUIRE(channel.send(n)); }
-};
-
-// The primary context of device 0, current; with the kernels of streams.fatbin where asked.
-struct Lab {
-  wbt::RetainedPrimary primary{(wbt::initDriver(), wbt::device(0))};
-  wbt::Pushed current{primary.get()};
-  CUlibrary library = nullptr;
-  wb::StreamKernels k;
-  explicit Lab(bool kernels = false) {
-    if (!kernels) return;
-    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
-                                   nullptr, nullptr, 0));
-    k = wb::StreamKernels::load(library);  // loaded before any gate closes
-  }
-  ~Lab() {
-    if (library) cuLibraryUnload(library);
-  }
-  CUdevice dev() const { return primary.device(); }
+      : l17::Child(testCase, {"WORKBOOK_CHILD=1", "WORKBOOK_EXERCISE_RESULTS"}, kChildSeconds) {}
 };
 
 using wbt::Stream;
-
-uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<uint32_t>(i * 2654435761u); }
 
 // ---- fork-pool ----------------------------------------------------------------------------------
 
@@ -138,36 +83,7 @@ std::string gpuJob(unsigned index) {
 
 // ---- event-handoff --------------------------------------------------------------------------------
 
-// Pinned host memory (an asynchronous copy into it stays asynchronous), filled with kUnread.
-class PinnedBuffer {
- public:
-  explicit PinnedBuffer(size_t words) : words_(words) {
-    CU_CHECK(cuMemAllocHost(reinterpret_cast<void**>(&p_), words * sizeof(uint32_t)));
-    std::fill(p_, p_ + words, kUnread);
-  }
-  ~PinnedBuffer() { cuMemFreeHost(p_); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  uint32_t* get() const { return p_; }
-  size_t count(uint32_t value) const { return static_cast<size_t>(std::count(p_, p_ + words_, value)); }
-
- private:
-  uint32_t* p_ = nullptr;
-  size_t words_;
-};
-
 // ---- share-server ---------------------------------------------------------------------------------
-
-size_t granularity(CUdevice dev) {
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = dev;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-  size_t granule = 0;
-  CU_CHECK(cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-  return granule;
-}
 
 }  // namespace
 
