@@ -127,33 +127,66 @@ function(add_lesson folder)
   endif()
   _workbook_gpu_test(lesson${nn}.run "${labels};gpu" ${serial} COMMAND $<TARGET_FILE:${program}> ${L_RUN_ARGS})
 
-  # One ctest entry per doctest suite, so `ctest -R lessonNN` lists what each part proves.
+  # The doctest suites run in a few processes, not one each: every process pays for cuInit and a
+  # context (about 0.25 s on an H200, much of it serialised by the driver), and a learner runs
+  # `ctest -R lessonNN` again and again. lessonNN.claims holds every suite that may share the GPU;
+  # lessonNN.measured those that measure free memory or time (SERIAL_SUITES: RUN_SERIAL, the GPU to
+  # themselves); lessonNN.multi-device(-measured) those that need two GPUs. Each prints one line per
+  # suite (tests/doctest_main.cpp), and one suite runs alone with `<tests binary> -ts=<suite>`.
   file(READ "${test_src}" test_text)
   string(REGEX MATCHALL "TEST_SUITE(_BEGIN)?\\(\"[^\"]+\"" suites "${test_text}")
   if(NOT suites)
     message(FATAL_ERROR "${test_src}: put the test cases in TEST_SUITE(\"name\") blocks; ctest runs them by suite")
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${test_src}")
+  list(TRANSFORM suites REPLACE "^TEST_SUITE(_BEGIN)?\\(\"([^\"]+)\"$" "\\2")
+  list(REMOVE_DUPLICATES suites)
+  foreach(suite IN LISTS L_SERIAL_SUITES L_MULTI_DEVICE_SUITES)
+    if(NOT suite STREQUAL "run" AND NOT suite IN_LIST suites)
+      message(FATAL_ERROR "add_lesson(${folder}): SERIAL_SUITES or MULTI_DEVICE_SUITES names ${suite}, which ${test_src} does not have")
+    endif()
+  endforeach()
+  set(groups "")
+  set(suite_tests "")  # suite=ctest entry, for the pages
   foreach(suite IN LISTS suites)
-    string(REGEX REPLACE "^TEST_SUITE(_BEGIN)?\\(\"([^\"]+)\"$" "\\2" suite "${suite}")
-    set(min 1)
+    # The damaged-images suite runs the program on broken images: robustness, not the lesson's
+    # claims, so it is damaged.NN, outside the learner's `ctest -R lessonNN` (the test workflow runs it).
+    if(suite STREQUAL "damaged-images")
+      _workbook_gpu_test(damaged.${nn} "${labels};gpu" COMMAND $<TARGET_FILE:${tests}> --test-suite=${suite} --no-version)
+      list(APPEND suite_tests "${suite}=damaged.${nn}")
+      continue()
+    endif()
+    set(group claims)
     if(suite IN_LIST L_MULTI_DEVICE_SUITES)
+      set(group multi-device)
+    endif()
+    if(suite IN_LIST L_SERIAL_SUITES)
+      if(group STREQUAL "claims")
+        set(group measured)
+      else()
+        set(group multi-device-measured)
+      endif()
+    endif()
+    list(APPEND groups ${group})
+    list(APPEND _suites_${group} ${suite})
+    list(APPEND suite_tests "${suite}=lesson${nn}.${group}")
+  endforeach()
+  foreach(group IN ITEMS claims measured multi-device multi-device-measured)
+    if(NOT group IN_LIST groups)
+      continue()
+    endif()
+    set(min 1)
+    if(group MATCHES "^multi-device")
       set(min 2)
     endif()
     set(serial "")
-    if(suite IN_LIST L_SERIAL_SUITES)
+    if(group MATCHES "measured$")
       set(serial SERIAL)
     endif()
-    # The damaged-images suite runs the program on broken images: robustness, not the lesson's
-    # claims, so it is damaged.NN, outside the learner's `ctest -R lessonNN` (the test workflow runs it).
-    set(name lesson${nn}.${suite})
-    if(suite STREQUAL "damaged-images")
-      set(name damaged.${nn})
-    endif()
-    _workbook_gpu_test(${name} "${labels};gpu" MIN_DEVICES ${min} ${serial}
-      COMMAND $<TARGET_FILE:${tests}> --test-suite=${suite} --no-version)
+    list(JOIN _suites_${group} "," selected)
+    _workbook_gpu_test(lesson${nn}.${group} "${labels};gpu" MIN_DEVICES ${min} ${serial}
+      COMMAND $<TARGET_FILE:${tests}> --test-suite=${selected} --no-version)
   endforeach()
-
   # The program under every CUDA environment variable it may meet (tests/environment_check.cpp):
   # it stops at once, naming the variable, or it runs and its narration stays true. Not under
   # lessonNN: a learner's `ctest -R lessonNN` stays fast; the test workflow runs them all.
@@ -188,6 +221,8 @@ function(add_lesson folder)
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_PROGRAM "${program}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_ARGS "${L_RUN_ARGS}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TESTS "${tests}")
+  string(REPLACE ";" "," suite_tests "${suite_tests}")
+  set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_SUITE_TESTS "${suite_tests}")
   string(REPLACE ";" "," multi "${L_MULTI_DEVICE_SUITES}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_MULTI "${multi}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_SANITIZER_FLAGS "${sanitizer_flags}")

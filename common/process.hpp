@@ -2,6 +2,7 @@
 // tests that provoke crashes, hangs and kernel faults stand on. Needs no CUDA library.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,15 @@ struct ProcessEnd {
 // open across exec although they are close-on-exec here (a socket meant for this child alone).
 ProcessEnd runProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                       unsigned limitSeconds, const std::vector<int>& inherit = {});
+
+// Records of children, for a test that makes the same claims as a lesson program: where the
+// variable WORKBOOK_CHILD_RECORDS names a folder, runProcess writes how each child ended and what
+// it printed there, under its program's file name, its arguments and the variables it set
+// ("NAME=value"). recordedRun returns such a record for the same program, arguments and settings,
+// or nothing (no folder, or no such child ran). ctest's lesson10.run records the faulting children
+// the lesson starts, and lesson10.claims reads them instead of faulting the GPU again for the same
+// answers: the driver serialises much of a process's start-up, so each child costs the whole run.
+std::optional<ProcessEnd> recordedRun(const std::vector<std::string>& argv, const std::vector<std::string>& env);
 
 // The environment this process has, changed as runProcess describes: what a child would get.
 std::vector<std::string> childEnvironment(const std::vector<std::string>& env);

@@ -3,8 +3,9 @@
 //   generate-pages <repo> <out dir> <images dir> <manifest.tsv>
 //
 // The manifest has one lesson a line: folder, title, what its assertions prove, the lessons it
-// needs (comma-separated numbers), whether it has multi-device suites, its program's name, and
-// its short title (empty: made from the folder's name).
+// needs (comma-separated numbers), whether it has multi-device suites, its program's name, its
+// short title (empty: made from the folder's name), and which ctest entry runs each of its doctest
+// suites (comma-separated suite=entry: the suites share a few processes, lessonNN.claims and so on).
 //
 // For each lesson, lessons/NN-name/lesson.md becomes lessonNN.md:
 //   - the title line becomes "Lesson NN · <Name>" (short, for the sidebar), with the manifest's
@@ -119,6 +120,7 @@ struct Lesson {
   std::string folder, nn, slug, title, proves, program, shortName;
   std::vector<std::string> needs;
   bool multi = false;
+  std::map<std::string, std::string> suiteTests;  // doctest suite -> the ctest entry that runs it
   std::string name() const {  // the manifest's SHORT, else "context-stack" -> "Context stack"
     if (!shortName.empty()) return shortName;
     std::string n = replaceAll(slug, "-", " ");
@@ -126,6 +128,7 @@ struct Lesson {
     return n;
   }
   std::string testFile() const { return "tests/lesson" + nn + "_" + replaceAll(slug, "-", "_") + ".cpp"; }
+  std::string testBinary() const { return "build/lessons/lesson" + nn + "_" + replaceAll(slug, "-", "_") + "_tests"; }
   std::string page() const { return "lesson" + nn; }
 };
 
@@ -272,7 +275,9 @@ std::string assertionList(const std::vector<TestCase>& cases, const Lesson& l) {
   for (const auto& c : cases) {
     if (c.suite != suite) {
       suite = c.suite;
-      md += "\n- **Suite `" + suite + "`** (ctest runs it as `lesson" + l.nn + "." + suite + "`):\n";
+      const auto entry = l.suiteTests.find(suite);
+      const std::string test = entry != l.suiteTests.end() ? entry->second : "lesson" + l.nn + ".claims";
+      md += "\n- **Suite `" + suite + "`** (ctest runs it in `" + test + "`):\n";
     }
     md += "  - \\anchor " + c.anchor + " " + codeSpans(c.name) + "\n";
   }
@@ -624,8 +629,9 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   std::string source = "# Lesson " + l.nn + " source {#" + l.page() + "_source}\n\n";
   source += "The whole program, `lessons/" + l.folder + "/main.cpp`, as the build compiles it (the `//! [name]` lines "
             "mark what @ref " + l.page() + " quotes):\n\n\\include lessons/" + l.folder + "/main.cpp\n\n";
-  source += "Its assertions, `" + l.testFile() + "` (ctest runs one `lesson" + l.nn +
-            ".<suite>` entry per suite):\n\n\\include " + l.testFile() + "\n";
+  source += "Its assertions, `" + l.testFile() + "` (ctest runs its suites in a few processes: `lesson" + l.nn +
+            ".claims`, and `lesson" + l.nn + ".measured` for those that measure free memory or time; one suite "
+            "alone: `" + l.testBinary() + " -ts=<suite>`):\n\n\\include " + l.testFile() + "\n";
   write(out / (l.page() + "_source.md"), source);
 }
 
@@ -713,6 +719,11 @@ int main(int argc, char** argv) {
     l.multi = f[4] == "1";
     l.program = f[5];
     if (f.size() > 6) l.shortName = f[6];
+    if (f.size() > 7)
+      for (const auto& pair : split(f[7], ',')) {
+        const size_t eq = pair.find('=');
+        if (eq != std::string::npos) l.suiteTests[pair.substr(0, eq)] = pair.substr(eq + 1);
+      }
     all.push_back(l);
   }
   if (all.empty()) {

@@ -13,7 +13,7 @@ namespace {
 
 // The primary context of device 0, current for the test.
 struct Primary {
-  Primary() : retained(wbt::device(0)), current(retained.get()) {}
+  Primary() : retained(wbt::deviceKeepingPrimary(0)), current(retained.get()) {}
   wbt::RetainedPrimary retained;
   wbt::Pushed current;
 };

@@ -43,8 +43,7 @@ bool built(unsigned arch) {
 
 TEST_SUITE("load") {
   TEST_CASE("a fatbin, the device's own cubin and PTX all load and compute the right answer") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     const std::string cubin = "vector_ops.sm_" + std::to_string(ownArch(wbt::device(0))) + ".cubin";
     for (const std::string& file : {std::string("vector_ops.fatbin"), cubin, std::string("vector_ops.ptx")}) {
@@ -59,8 +58,7 @@ TEST_SUITE("load") {
   }
 
   TEST_CASE("cuModuleLoadData and cuModuleLoadDataEx (with JIT log options) load PTX from memory") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     const std::vector<char> ptx = wb::readVerifiedImage("vector_ops.ptx");  // checked, NUL-terminated
     CUmodule plain = nullptr;
@@ -83,8 +81,7 @@ TEST_SUITE("load") {
   }
 
   TEST_CASE("PTX with an error is CUDA_ERROR_INVALID_PTX, and the JIT's error log says what is wrong") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     const char broken[] = ".version 7.0\n.target sm_75\n.address_size 64\n"
                           ".visible .entry broken() { this_is_not_an_instruction; }\n";
@@ -120,16 +117,14 @@ TEST_SUITE("load") {
 
 TEST_SUITE("errors") {
   TEST_CASE("a missing file is CUDA_ERROR_FILE_NOT_FOUND") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     CUmodule m = nullptr;
     CHECK(cuModuleLoad(&m, "/nonexistent/vector_ops.fatbin") == CUDA_ERROR_FILE_NOT_FOUND);
   }
 
   TEST_CASE("a file that is not an image is CUDA_ERROR_INVALID_IMAGE") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     char path[] = "/tmp/workbook-test-not-an-image-XXXXXX";
     const int fd = mkstemp(path);
@@ -143,8 +138,7 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("a cubin for another major architecture version is CUDA_ERROR_NO_BINARY_FOR_GPU") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     const unsigned major = ownArch(wbt::device(0)) / 10;
     std::string foreign;
@@ -157,8 +151,7 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("an unknown or C++-mangled kernel name is CUDA_ERROR_NOT_FOUND") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     Module m("vector_ops.fatbin");
     CUfunction f = nullptr;
@@ -178,8 +171,7 @@ TEST_SUITE("contexts") {
   // The reference lists both CUDA_ERROR_INVALID_HANDLE and CUDA_ERROR_INVALID_CONTEXT for
   // cuLaunchKernel and does not say which this is: only the refusal is asserted.
   TEST_CASE("a function from one context launched while another is current is refused") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     CUfunction fill = nullptr;
     {
       wbt::Pushed current(primary.get());

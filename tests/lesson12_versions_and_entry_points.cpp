@@ -59,8 +59,7 @@ TEST_SUITE("versions") {
 
 TEST_SUITE("entry-points") {
   TEST_CASE("cuGetProcAddress returns a working pointer for a call, by the signature of the version asked for") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     const Lookup alloc = lookUp("cuMemAlloc", 12000);
     CHECK(alloc.rc == CUDA_SUCCESS);
@@ -104,8 +103,7 @@ TEST_SUITE("entry-points") {
 
 TEST_SUITE("images") {
   TEST_CASE("PTX from a newer toolkit (.version 9.9) is CUDA_ERROR_UNSUPPORTED_PTX_VERSION for cuModuleLoadData") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     CUmodule m = nullptr;
     CHECK(cuModuleLoadData(&m, editedPtx(".version", "9.9").c_str()) == CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
@@ -114,8 +112,7 @@ TEST_SUITE("images") {
   // Under lazy loading a library's kernels are compiled on first use, so the error may come from
   // the load or from the first call that needs the kernel: only that one of them fails is asserted.
   TEST_CASE("the same PTX through cuLibraryLoadData fails at the load or when its kernel is first needed") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     const std::string ptx = editedPtx(".version", "9.9");
     CUlibrary lib = nullptr;
@@ -133,8 +130,7 @@ TEST_SUITE("images") {
   }
 
   TEST_CASE("PTX whose .target is newer than the device does not load") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     CUmodule m = nullptr;
     const CUresult rc = cuModuleLoadData(&m, editedPtx(".target", "sm_" + std::to_string(ownArch(wbt::device(0)) + 10)).c_str());
@@ -143,8 +139,7 @@ TEST_SUITE("images") {
   }
 
   TEST_CASE("PTX for the oldest built architecture runs on this (newer or equal) device") {
-    wbt::initDriver();
-    wbt::RetainedPrimary primary(wbt::device(0));
+    wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     REQUIRE(ownArch(wbt::device(0)) >= wb::builtArchitectures().front());
     const std::vector<char> ptx = wb::readVerifiedImage("vector_ops.ptx");

@@ -20,7 +20,7 @@ constexpr size_t kBlock = 32u << 20;
 
 // The primary context of device 0, current, and the kernels of streams.fatbin.
 struct Lab {
-  wbt::RetainedPrimary primary{(wbt::initDriver(), wbt::device(0))};
+  wbt::RetainedPrimary primary{wbt::deviceKeepingPrimary(0)};
   wbt::Pushed current{primary.get()};
   CUlibrary library = nullptr;
   wb::StreamKernels k;

@@ -60,7 +60,7 @@ bool canReadWrite(CUdevice dev, CUdeviceptr p) {
 
 // The primary context of device 0, current, and fill and scale of vector_ops.fatbin as CUkernels.
 struct Lab {
-  wbt::RetainedPrimary primary{(wbt::initDriver(), wbt::device(0))};
+  wbt::RetainedPrimary primary{wbt::deviceKeepingPrimary(0)};
   wbt::Pushed current{primary.get()};
   CUlibrary library = nullptr;
   CUfunction fill = nullptr, scale = nullptr;

@@ -31,7 +31,7 @@ CUfunction functionOf(CUlibrary library, const char* name) {
 // The primary context of device 0, current, and the kernels of streams.fatbin and graphs.fatbin as
 // CUfunctions of it, each loaded before any gate closes (lesson 09).
 struct Lab {
-  wbt::RetainedPrimary primary{(wbt::initDriver(), wbt::device(0))};
+  wbt::RetainedPrimary primary{wbt::deviceKeepingPrimary(0)};
   wbt::Pushed current{primary.get()};
   CUlibrary streams = nullptr, graphs = nullptr;
   CUfunction gate = nullptr, stamp = nullptr, tick = nullptr, axpb = nullptr, loopBody = nullptr;

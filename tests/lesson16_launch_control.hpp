@@ -36,7 +36,7 @@ inline CUfunction loadedHere(CUkernel kernel) {
 
 // The primary context of device 0, current, and launch_control.fatbin loaded afresh.
 struct Lab {
-  wbt::RetainedPrimary primary{(wbt::initDriver(), wbt::device(0))};
+  wbt::RetainedPrimary primary{wbt::deviceKeepingPrimary(0)};
   wbt::Pushed current{primary.get()};
   CUlibrary library = nullptr;
   Lab() {

@@ -81,7 +81,7 @@ inline uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<u
 
 // The primary context of device 0, current; with the kernels of streams.fatbin where asked.
 struct Lab {
-  wbt::RetainedPrimary primary{(wbt::initDriver(), wbt::device(0))};
+  wbt::RetainedPrimary primary{wbt::deviceKeepingPrimary(0)};
   wbt::Pushed current{primary.get()};
   CUlibrary library = nullptr;
   wb::StreamKernels k;

@@ -141,7 +141,7 @@ std::vector<int> supportedArchs() {
 
 // The primary context of device 0, current, and its architecture as NVRTC spells it.
 struct Lab {
-  wbt::RetainedPrimary primary{(wbt::initDriver(), wbt::device(0))};
+  wbt::RetainedPrimary primary{wbt::deviceKeepingPrimary(0)};
   wbt::Pushed current{primary.get()};
   int arch = 10 * wbt::attribute(primary.device(), CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) +
              wbt::attribute(primary.device(), CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
