@@ -455,6 +455,8 @@ int main() {
          "streams would share work queues, so a stream's work could wait behind another's gate (false dependencies)",
          wb::belowDefault},
     });
+    // The image is checked before the driver starts: a damaged one stops the program in a moment.
+    const std::string image = wb::verifiedImagePath("streams.fatbin");
     CU_CHECK(cuInit(0));
     CUdevice dev = 0;
     CU_CHECK(cuDeviceGet(&dev, 0));
@@ -462,8 +464,7 @@ int main() {
     CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
     CU_CHECK(cuCtxSetCurrent(primary));
     CUlibrary library = nullptr;
-    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
-                                   nullptr, nullptr, 0));
+    CU_CHECK(cuLibraryLoadFromFile(&library, image.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
     const Kernels k = Kernels::load(library);  // every kernel loaded before any gate closes
     {
       wb::PinnedWords stamps(4);  // [0] the stamp counter, [1..3] slots

@@ -584,6 +584,8 @@ int main(int argc, char** argv) {
       }
     }
     wb::checkEnvironment({});  // no variable changes what this lesson shows (device choice is noted)
+    // The image is checked before the driver starts: a damaged one stops the program in a moment.
+    const std::string image = wb::verifiedImagePath("vector_ops.fatbin");
     CU_CHECK(cuInit(0));
     CUdevice dev = 0;
     CU_CHECK(cuDeviceGet(&dev, 0));
@@ -591,8 +593,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
     CU_CHECK(cuCtxSetCurrent(primary));
     CUlibrary library = nullptr;
-    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("vector_ops.fatbin").c_str(), nullptr, nullptr, 0,
-                                   nullptr, nullptr, 0));
+    CU_CHECK(cuLibraryLoadFromFile(&library, image.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
     CUkernel fillKernel = nullptr, scaleKernel = nullptr;
     CU_CHECK(cuLibraryGetKernel(&fillKernel, library, "fill"));
     CU_CHECK(cuLibraryGetKernel(&scaleKernel, library, "scale"));

@@ -705,6 +705,9 @@ int main(int argc, char** argv) {
          "every launch would wait for its kernel: a graph launched behind the gate kernel would wait for the gate, "
          "and nothing is ever pending"},
     });
+    // The images are checked before the driver starts: a damaged one stops the program in a moment.
+    const std::string streamsImage = wb::verifiedImagePath("streams.fatbin");
+    const std::string graphsImage = wb::verifiedImagePath("graphs.fatbin");
     CU_CHECK(cuInit(0));
     CUdevice dev = 0;
     CU_CHECK(cuDeviceGet(&dev, 0));
@@ -712,10 +715,8 @@ int main(int argc, char** argv) {
     CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
     CU_CHECK(cuCtxSetCurrent(primary));
     CUlibrary streams = nullptr, graphs = nullptr;
-    CU_CHECK(cuLibraryLoadFromFile(&streams, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
-                                   nullptr, nullptr, 0));
-    CU_CHECK(cuLibraryLoadFromFile(&graphs, wb::verifiedImagePath("graphs.fatbin").c_str(), nullptr, nullptr, 0,
-                                   nullptr, nullptr, 0));
+    CU_CHECK(cuLibraryLoadFromFile(&streams, streamsImage.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    CU_CHECK(cuLibraryLoadFromFile(&graphs, graphsImage.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
     const Kernels k = loadKernels(streams, graphs);  // every kernel loaded before any gate closes
     // Under compute-sanitizer (WORKBOOK_UNDER_SANITIZER) timings mean nothing, and on driver 580 some
     // calls waited there for a kernel that waits for the host (lesson 09): the steps that hold work

@@ -682,6 +682,8 @@ int main() {
          "that holds the other (the reference names these connections as what can make green contexts depend on "
          "each other)", wb::belowDefault},
     });
+    // The image is checked before the driver starts: a damaged one stops the program in a moment.
+    const std::string image = wb::verifiedImagePath("launch_control.fatbin");
     CU_CHECK(cuInit(0));
     CUdevice dev = 0;
     CU_CHECK(cuDeviceGet(&dev, 0));
@@ -689,8 +691,7 @@ int main() {
     CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
     CU_CHECK(cuCtxSetCurrent(primary));
     CUlibrary library = nullptr;
-    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("launch_control.fatbin").c_str(), nullptr, nullptr,
-                                   0, nullptr, nullptr, 0));
+    CU_CHECK(cuLibraryLoadFromFile(&library, image.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
     const Kernels k = Kernels::load(library);
     {
       // Before CUDA 12.4 there is no cuFuncLoad: a first launch of each kernel that steps 6 and 9

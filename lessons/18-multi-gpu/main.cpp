@@ -610,6 +610,8 @@ int main(int argc, char** argv) {
         {"CUDA_COREDUMP_SHOW_PROGRESS", wb::Under::Controls, "the child of step 5 runs without it"},
         {"CUDA_COREDUMP_GENERATION_FLAGS", wb::Under::Controls, "the child of step 5 runs without it"},
     });
+    // The image is checked before the driver starts: a damaged one stops the program in a moment.
+    const std::string image = wb::verifiedImagePath("vector_ops.fatbin");
     CU_CHECK(cuInit(0));
     Pair p;
     CU_CHECK(cuDeviceGetCount(&p.count));
@@ -623,8 +625,7 @@ int main(int argc, char** argv) {
       CU_CHECK(cuDeviceCanAccessPeer(&p.can10, p.dev1, p.dev0));
     }
     CUlibrary library = nullptr;
-    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("vector_ops.fatbin").c_str(), nullptr, nullptr, 0,
-                                   nullptr, nullptr, 0));
+    CU_CHECK(cuLibraryLoadFromFile(&library, image.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
     CUkernel fillKernel = nullptr, scaleKernel = nullptr;
     CU_CHECK(cuLibraryGetKernel(&fillKernel, library, "fill"));
     CU_CHECK(cuLibraryGetKernel(&scaleKernel, library, "scale"));
