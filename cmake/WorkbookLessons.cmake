@@ -18,7 +18,9 @@
 #            [RUN_ARGS <arg>...]            arguments for the program's run under ctest and the course
 #            [MULTI_DEVICE_SUITES <suite>...]   doctest suites that need two devices
 #            [SERIAL_SUITES <suite>...]         suites (or "run", the program) that measure memory
-#                                               or time: ctest runs each with the GPU to itself
+#                                               or time: ctest runs them with the GPU to themselves
+#            [ALONE_SUITES <suite>...]          suites about what a fresh process sees: each runs
+#                                               in a process of its own
 #            [SERIAL_EXERCISES <exercise>...])  exercise checks that measure time, likewise
 #
 # A lesson's exercises (lessons/NN-name/exercises.cpp, their checks, solutions and wrong variants)
@@ -27,8 +29,11 @@
 # For lesson NN-name it builds lessonNN-name from lessons/NN-name/main.cpp and lessonNN_name_tests
 # from tests/lessonNN_name.cpp, and adds these ctest tests, all named lessonNN.*:
 #   lessonNN.run        the program, through the GPU launcher, from a scratch working directory
-#   lessonNN.<suite>    one per TEST_SUITE("<suite>") in the test file, through the GPU launcher
-#                       (the damaged-images suite as damaged.NN, outside the learner's loop)
+#   lessonNN.claims     the doctest suites of tests/lessonNN_name.cpp that share the GPU, in one process
+#   lessonNN.measured   the SERIAL_SUITES, in one process with the GPU to itself
+#   lessonNN.multi-device, lessonNN.multi-device-measured   the MULTI_DEVICE_SUITES (two GPUs)
+#   lessonNN.<suite>    each of the ALONE_SUITES
+#   damaged.NN          the damaged-images suite, outside the learner's `ctest -R lessonNN` loop
 #   environment.NN      the program under the CUDA environment variables (tests/environment_check.cpp)
 #   lessonNN.no-driver  the program under the toolkit's stub driver: it must say so and exit 2
 
@@ -60,7 +65,7 @@ function(_workbook_gpu_test name labels)
 endfunction()
 
 function(add_lesson folder)
-  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY" "TITLE;PROVES;SHORT" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;NEEDS;RUNTIME_SOURCES;SANITIZE_EXCLUDE;SERIAL_EXERCISES;LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY" "TITLE;PROVES;SHORT" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;ALONE_SUITES;NEEDS;RUNTIME_SOURCES;SANITIZE_EXCLUDE;SERIAL_EXERCISES;LIBRARIES")
   if(NOT folder MATCHES "^([0-9][0-9])-([a-z0-9-]+)$")
     message(FATAL_ERROR "add_lesson(${folder}): a lesson folder is NN-name, e.g. 05-memory")
   endif()
@@ -141,9 +146,9 @@ function(add_lesson folder)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${test_src}")
   list(TRANSFORM suites REPLACE "^TEST_SUITE(_BEGIN)?\\(\"([^\"]+)\"$" "\\2")
   list(REMOVE_DUPLICATES suites)
-  foreach(suite IN LISTS L_SERIAL_SUITES L_MULTI_DEVICE_SUITES)
+  foreach(suite IN LISTS L_SERIAL_SUITES L_MULTI_DEVICE_SUITES L_ALONE_SUITES)
     if(NOT suite STREQUAL "run" AND NOT suite IN_LIST suites)
-      message(FATAL_ERROR "add_lesson(${folder}): SERIAL_SUITES or MULTI_DEVICE_SUITES names ${suite}, which ${test_src} does not have")
+      message(FATAL_ERROR "add_lesson(${folder}): SERIAL_SUITES, MULTI_DEVICE_SUITES or ALONE_SUITES names ${suite}, which ${test_src} does not have")
     endif()
   endforeach()
   set(groups "")
@@ -154,6 +159,12 @@ function(add_lesson folder)
     if(suite STREQUAL "damaged-images")
       _workbook_gpu_test(damaged.${nn} "${labels};gpu" COMMAND $<TARGET_FILE:${tests}> --test-suite=${suite} --no-version)
       list(APPEND suite_tests "${suite}=damaged.${nn}")
+      continue()
+    endif()
+    # A suite about what a fresh process sees (lesson 01: calls before cuInit) runs in its own.
+    if(suite IN_LIST L_ALONE_SUITES)
+      _workbook_gpu_test(lesson${nn}.${suite} "${labels};gpu" COMMAND $<TARGET_FILE:${tests}> --test-suite=${suite} --no-version)
+      list(APPEND suite_tests "${suite}=lesson${nn}.${suite}")
       continue()
     endif()
     set(group claims)

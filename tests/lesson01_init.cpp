@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-// Runs in its own process (ctest runs one suite per process) so that nothing has called cuInit yet.
+// Runs in its own process (ALONE_SUITES in lessons/CMakeLists.txt) so that nothing has called cuInit yet.
 TEST_SUITE("before-init") {
   // The reference: before cuInit any call returns CUDA_ERROR_NOT_INITIALIZED; cuDriverGetVersion's
   // documented errors do not include it. That it answers before cuInit is what driver 580 did.
