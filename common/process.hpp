@@ -30,7 +30,8 @@ ProcessEnd runProcess(const std::vector<std::string>& argv, const std::vector<st
 // ("NAME=value"). recordedRun returns such a record for the same program, arguments and settings,
 // or nothing (no folder, or no such child ran). ctest's lesson10.run records the faulting children
 // the lesson starts, and lesson10.claims reads them instead of faulting the GPU again for the same
-// answers: the driver serialises much of a process's start-up, so each child costs the whole run.
+// answers: the driver serialises much of a process's start-up, so every child started a second
+// time adds its whole start-up to the run.
 std::optional<ProcessEnd> recordedRun(const std::vector<std::string>& argv, const std::vector<std::string>& env);
 
 // The environment this process has, changed as runProcess describes: what a child would get.

@@ -44,7 +44,7 @@ inline void checkProgramRefusesDamagedImages(const std::string& program) {
       {"images cut to 300 bytes", [](size_t n) { return n < 300 ? n : size_t{300}; }, "cut short"},
       {"images cut in half", [](size_t n) { return n / 2; }, "cut short"},
   };
-  // The three runs are separate processes: they run side by side, and the suite takes one run's time.
+  // The three runs are separate processes, started together rather than one after another.
   std::vector<std::unique_ptr<wb::ScratchDir>> dirs;
   std::vector<std::future<wb::ProcessEnd>> runs;
   for (const Case& c : cases) {
