@@ -8,6 +8,7 @@
 // process, which sees the parent's data. What the reference leaves open runs in child processes.
 #include "channel.hpp"
 #include "damaged_images.hpp"
+#include "lesson14_virtual_memory.hpp"
 #include "support.hpp"
 
 #include <fcntl.h>
@@ -21,25 +22,13 @@
 
 namespace {
 
-constexpr unsigned kMark = 0x600DF00Du;
-
-size_t roundUp(size_t bytes, size_t granule) { return (bytes + granule - 1) / granule * granule; }
-
-CUmemAllocationProp onDevice(CUdevice dev, CUmemAllocationHandleType shareAs = CU_MEM_HANDLE_TYPE_NONE) {
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = dev;
-  prop.requestedHandleTypes = shareAs;
-  return prop;
-}
-
-size_t granularity(CUdevice dev, CUmemAllocationGranularity_flags which = CU_MEM_ALLOC_GRANULARITY_MINIMUM) {
-  const CUmemAllocationProp prop = onDevice(dev);
-  size_t granule = 0;
-  CU_CHECK(cuMemGetAllocationGranularity(&granule, &prop, which));
-  return granule;
-}
+using l14::canReadWrite;
+using l14::granularity;
+using l14::kMark;
+using l14::onDevice;
+using l14::roundUp;
+using l14::ShareMessage;
+using wbt::patternAt;
 
 CUmemAccessDesc readWrite(CUdevice dev) {
   CUmemAccessDesc access{};
@@ -47,15 +36,6 @@ CUmemAccessDesc readWrite(CUdevice dev) {
   access.location.id = dev;
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
   return access;
-}
-
-// True when cuMemGetAccess says dev may read and write at p.
-bool canReadWrite(CUdevice dev, CUdeviceptr p) {
-  CUmemLocation where{};
-  where.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  where.id = dev;
-  unsigned long long flags = 0;
-  return cuMemGetAccess(&flags, &where, p) == CUDA_SUCCESS && flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
 }
 
 // The primary context of device 0, current, and fill and scale of vector_ops.fatbin as CUkernels.
@@ -167,14 +147,6 @@ double medianUs(Work&& setupGrowTeardown) {
   std::sort(us.begin(), us.end());
   return us[us.size() / 2];
 }
-
-// What travels with the descriptor (wb::sendFd sends the descriptor itself as SCM_RIGHTS; see lesson 14's page).
-struct ShareMessage {
-  uint64_t bytes;
-  uint32_t seed;
-};
-
-uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<uint32_t>(i * 2654435761u); }
 
 struct FileDescriptor {
   int fd = -1;

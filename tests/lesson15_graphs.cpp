@@ -20,13 +20,7 @@
 
 namespace {
 
-CUfunction functionOf(CUlibrary library, const char* name) {
-  CUkernel kernel = nullptr;
-  CU_CHECK(cuLibraryGetKernel(&kernel, library, name));
-  CUfunction f = nullptr;
-  CU_CHECK(cuKernelGetFunction(&f, kernel));
-  return f;
-}
+using wbt::functionOf;
 
 // The primary context of device 0, current, and the kernels of streams.fatbin and graphs.fatbin as
 // CUfunctions of it, each loaded before any gate closes (lesson 09).
@@ -72,29 +66,7 @@ CUstreamCaptureStatus statusOf(CUstream s) {
   return status;
 }
 
-// A stream of the current context. At scope exit a capture left open (a failed assertion) is ended
-// and its graph destroyed, then the stream is synchronised and destroyed. Declare gates after it.
-class Stream {
- public:
-  explicit Stream(unsigned flags = CU_STREAM_NON_BLOCKING) { CU_CHECK(cuStreamCreate(&s_, flags)); }
-  ~Stream() {
-    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (cuStreamIsCapturing(s_, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE) {
-      CUgraph left = nullptr;
-      cuStreamEndCapture(s_, &left);
-      if (left) cuGraphDestroy(left);
-    }
-    cuStreamSynchronize(s_);
-    cuStreamDestroy(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  CUstream get() const { return s_; }
-  void sync() const { CU_CHECK(cuStreamSynchronize(s_)); }
-
- private:
-  CUstream s_ = nullptr;
-};
+using wbt::Stream;
 
 // A graph, destroyed at scope exit.
 class Graph {

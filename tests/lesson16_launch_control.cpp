@@ -119,17 +119,7 @@ std::pair<unsigned, unsigned> fillingShape(const Lab& lab, CUfunction hold) {
   return {0, 0};
 }
 
-class Stream {
- public:
-  Stream() { CU_CHECK(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
-  ~Stream() { cuStreamDestroy(s_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  CUstream get() const { return s_; }
-
- private:
-  CUstream s_ = nullptr;
-};
+using wbt::Stream;
 
 #if CUDA_VERSION >= 12040
 // Whether the device has green contexts; why not, in why.

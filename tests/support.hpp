@@ -8,6 +8,7 @@
 #include "vector_ops.hpp"
 #include "workbook.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -111,6 +112,18 @@ inline CUdevice deviceKeepingPrimary(int ordinal = 0) {
   return dev;
 }
 
+// A pattern of 32-bit words that no two seeds share: word i of seed s.
+inline uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<uint32_t>(i * 2654435761u); }
+
+// The kernel `name` of a library as a CUfunction of the current context (which loads it there).
+inline CUfunction functionOf(CUlibrary library, const char* name) {
+  CUkernel kernel = nullptr;
+  CU_CHECK(cuLibraryGetKernel(&kernel, library, name));
+  CUfunction f = nullptr;
+  CU_CHECK(cuKernelGetFunction(&f, kernel));
+  return f;
+}
+
 // Pushes a context for the scope, so a test leaves the thread's stack as it found it.
 class Pushed {
  public:
@@ -140,20 +153,12 @@ class DeviceBuffer {
   size_t bytes_;
 };
 
-}  // namespace wbt
-
-
-namespace wbt {
-
-// Behaviour the reference leaves undefined or unspecified (a handle used after cuLibraryUnload or
-// cuCtxDestroy) may crash the process, so tests that provoke it run it in a child: this binary again, running one
-// test case with WORKBOOK_CHILD=1 set. Such cases carry * doctest::skip(!wbt::inChild()).
-// A non-blocking stream of the current context. At scope exit it ends a capture left open (an
-// assertion may end a test mid-capture), waits for its work and is destroyed: declare gates after
-// it, so that they are opened first.
+// A stream of the current context, non-blocking unless flags say otherwise. At scope exit it ends a
+// capture left open (an assertion may end a test mid-capture), waits for its work and is
+// destroyed: declare gates after it, so that they are opened first.
 class Stream {
  public:
-  Stream() { CU_CHECK(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
+  explicit Stream(unsigned flags = CU_STREAM_NON_BLOCKING) { CU_CHECK(cuStreamCreate(&s_, flags)); }
   ~Stream() {
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
     if (cuStreamIsCapturing(s_, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE) {
@@ -173,6 +178,9 @@ class Stream {
   CUstream s_ = nullptr;
 };
 
+// Behaviour the reference leaves undefined or unspecified (a handle used after cuLibraryUnload or
+// cuCtxDestroy) may crash the process, so tests that provoke it run it in a child: this binary again, running one
+// test case with WORKBOOK_CHILD=1 set. Such cases carry * doctest::skip(!wbt::inChild()).
 inline bool inChild() { return std::getenv("WORKBOOK_CHILD") != nullptr; }
 
 struct ChildEnd {

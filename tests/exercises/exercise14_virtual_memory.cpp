@@ -2,6 +2,7 @@
 // memory is read before and after each, so these checks run with the GPU to themselves.
 #include "check.hpp"
 #include "channel.hpp"
+#include "lesson14_virtual_memory.hpp"
 #include "14-virtual-memory/exercises.hpp"
 
 #include <fcntl.h>
@@ -16,35 +17,13 @@
 
 namespace {
 
-constexpr uint32_t kMark = 0x600DF00Du;
-
-size_t roundUp(size_t bytes, size_t granule) { return (bytes + granule - 1) / granule * granule; }
-
-CUmemAllocationProp onDevice(CUdevice dev, CUmemAllocationHandleType shareAs = CU_MEM_HANDLE_TYPE_NONE) {
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = dev;
-  prop.requestedHandleTypes = shareAs;
-  return prop;
-}
-
-size_t granularity(CUdevice dev) {
-  const CUmemAllocationProp prop = onDevice(dev);
-  size_t granule = 0;
-  CU_CHECK(cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-  return granule;
-}
-
-bool canReadWrite(CUdevice dev, CUdeviceptr p) {
-  CUmemLocation where{};
-  where.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  where.id = dev;
-  unsigned long long flags = 0;
-  return cuMemGetAccess(&flags, &where, p) == CUDA_SUCCESS && flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-}
-
-uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<uint32_t>(i * 2654435761u); }
+using l14::canReadWrite;
+using l14::granularity;
+using l14::kMark;
+using l14::onDevice;
+using l14::roundUp;
+using l14::ShareMessage;
+using wbt::patternAt;
 
 // The primary context of device 0, current.
 struct Lab {
@@ -99,11 +78,6 @@ class Exported {
   CUdeviceptr ptr_ = 0;
   bool mapped_ = false;
   int fd_ = -1;
-};
-
-struct ShareMessage {
-  uint64_t bytes;
-  uint32_t seed;
 };
 
 }  // namespace

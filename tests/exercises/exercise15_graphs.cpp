@@ -14,13 +14,7 @@
 
 namespace {
 
-CUfunction functionOf(CUlibrary library, const char* name) {
-  CUkernel kernel = nullptr;
-  CU_CHECK(cuLibraryGetKernel(&kernel, library, name));
-  CUfunction f = nullptr;
-  CU_CHECK(cuKernelGetFunction(&f, kernel));
-  return f;
-}
+using wbt::functionOf;
 
 // The primary context of device 0, current, and the gate, stamp and axpb kernels as CUfunctions of
 // it, each loaded before any gate closes (lesson 09).
