@@ -11,6 +11,7 @@
 //       cuMemHostGetFlags, cuMemHostGetDevicePointer, cuMemsetD8/D16/D32, cuMemcpyHtoD/DtoH/DtoD,
 //       cuPointerGetAttribute, cuEventCreate/Record/Synchronize/ElapsedTime
 // Run:  ctest -R lesson05   (or build/lessons/lesson05-memory [--csv bandwidth.csv])
+#include "figure.hpp"
 #include "workbook.hpp"
 
 #include <algorithm>
@@ -277,13 +278,11 @@ void explainBandwidth(const std::vector<Sample>& samples) {
               "so they are bounded by that extra copy. Small copies are bounded by per-call latency instead.\n");
 }
 
-bool writeCsv(const std::string& path, const std::vector<Sample>& samples) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return false;
-  std::fprintf(f, "bytes,direction,host_memory,median_ms,gb_per_s\n");
+wb::FigureTable tableOf(const std::vector<Sample>& samples) {
+  wb::FigureTable table("bytes,direction,host_memory,median_ms,gb_per_s");
   for (const auto& s : samples)
-    std::fprintf(f, "%zu,%s,%s,%.6f,%.3f\n", s.bytes, s.direction, s.host, s.medianMs, s.gbps);
-  return std::fclose(f) == 0;
+    table.row("%zu,%s,%s,%.6f,%.3f", s.bytes, s.direction, s.host, s.medianMs, s.gbps);
+  return table;
 }
 
 int main(int argc, char** argv) {
@@ -324,14 +323,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
 
-    if (!csvPath.empty()) {
-      if (!writeCsv(csvPath, samples)) {
-        std::fprintf(stderr, "error: cannot write %s: check that its folder exists and is writable\n", csvPath.c_str());
-        return wb::kExitUsage;
-      }
-      std::printf("The table is in %s.\n", csvPath.c_str());
-    }
-    return wb::kExitOk;
+    return tableOf(samples).save(csvPath, 7);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

@@ -17,6 +17,7 @@
 //       cuMemPoolGetAttribute, cuMemPoolSetAttribute, cuMemPoolTrimTo, cuMemPoolGetAccess,
 //       cuMemPoolSetAccess, cuPointerGetAttribute, cuDeviceCanAccessPeer, cuCtxDestroy
 // Run:  ctest -R lesson13   (or build/lessons/lesson13-memory-pools [--csv lesson13-figure.csv])
+#include "figure.hpp"
 #include "gate.hpp"
 #include "workbook.hpp"
 
@@ -590,15 +591,13 @@ void reportCost(const std::vector<Cost>& costs) {
 }
 //! [cost-table]
 
-bool writeCsv(const std::string& path, const std::vector<Cost>& costs) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return false;
-  std::fprintf(f, "bytes,way,microseconds\n");
+wb::FigureTable tableOf(const std::vector<Cost>& costs) {
+  wb::FigureTable table("bytes,way,microseconds");
   for (const Cost& c : costs) {
-    std::fprintf(f, "%zu,cuMemAlloc+cuMemFree,%.3f\n", c.bytes, c.plainUs);
-    std::fprintf(f, "%zu,pool (warm),%.3f\n", c.bytes, c.pooledUs);
+    table.row("%zu,cuMemAlloc+cuMemFree,%.3f", c.bytes, c.plainUs);
+    table.row("%zu,pool (warm),%.3f", c.bytes, c.pooledUs);
   }
-  return std::fclose(f) == 0;
+  return table;
 }
 
 int main(int argc, char** argv) {
@@ -685,14 +684,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
 
-    if (!csvPath.empty() && !costs.empty()) {
-      if (!writeCsv(csvPath, costs)) {
-        std::fprintf(stderr, "error: cannot write %s: check that its folder exists and is writable\n", csvPath.c_str());
-        return wb::kExitUsage;
-      }
-      std::printf("The table is in %s.\n", csvPath.c_str());
-    }
-    return wb::kExitOk;
+    return tableOf(costs).save(csvPath, 9);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

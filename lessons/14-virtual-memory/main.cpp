@@ -17,6 +17,7 @@
 //       cuMemGetAllocationPropertiesFromHandle, cuMemExportToShareableHandle,
 //       cuMemImportFromShareableHandle, cuDeviceGetAttribute, cuDeviceCanAccessPeer, cuMemGetInfo
 // Run:  ctest -R lesson14   (or build/lessons/lesson14-virtual-memory [--csv lesson14-figure.csv])
+#include "figure.hpp"
 #include "channel.hpp"
 #include "process.hpp"
 #include "workbook.hpp"
@@ -383,15 +384,13 @@ std::vector<GrowthCost> growthCost(CUdevice dev, size_t granule) {
 }
 //! [cost-table]
 
-bool writeCsv(const std::string& path, const std::vector<GrowthCost>& costs) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return false;
-  std::fprintf(f, "bytes,way,microseconds\n");
+wb::FigureTable tableOf(const std::vector<GrowthCost>& costs) {
+  wb::FigureTable table("bytes,way,microseconds");
   for (const GrowthCost& c : costs) {
-    std::fprintf(f, "%zu,map more (cuMemMap),%.3f\n", c.bytes, c.mapUs);
-    std::fprintf(f, "%zu,cuMemAlloc + copy,%.3f\n", c.bytes, c.copyUs);
+    table.row("%zu,map more (cuMemMap),%.3f", c.bytes, c.mapUs);
+    table.row("%zu,cuMemAlloc + copy,%.3f", c.bytes, c.copyUs);
   }
-  return std::fclose(f) == 0;
+  return table;
 }
 
 // Which device the memory mapped at p lives on: the handle behind an address, and its properties.
@@ -626,14 +625,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuLibraryUnload(library));
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-    if (!csvPath.empty() && !costs.empty()) {
-      if (!writeCsv(csvPath, costs)) {
-        std::fprintf(stderr, "error: cannot write %s: check that its folder exists and is writable\n", csvPath.c_str());
-        return wb::kExitUsage;
-      }
-      std::printf("The table is in %s.\n", csvPath.c_str());
-    }
-    return wb::kExitOk;
+    return tableOf(costs).save(csvPath, 5);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

@@ -18,6 +18,7 @@
 //       cuGraphExecKernelNodeSetParams, cuGraphExecUpdate, cuGraphCreate, cuGraphAddKernelNode,
 //       cuGraphAddHostNode, cuGraphConditionalHandleCreate, cuGraphAddNode, cuKernelGetFunction
 // Run:  ctest -R lesson15   (or build/lessons/lesson15-graphs [--csv lesson15-figure.csv])
+#include "figure.hpp"
 #include "gate.hpp"
 #include "workbook.hpp"
 
@@ -557,17 +558,15 @@ void reportCost(const std::vector<LaunchCost>& costs) {
 }
 //! [cost-table]
 
-bool writeCsv(const std::string& path, const std::vector<LaunchCost>& costs) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return false;
-  std::fprintf(f, "kernels,way,microseconds per kernel\n");
+wb::FigureTable tableOf(const std::vector<LaunchCost>& costs) {
+  wb::FigureTable table("kernels,way,microseconds per kernel");
   for (const LaunchCost& c : costs) {
-    std::fprintf(f, "%u,stream: until done,%.3f\n", c.kernels, c.streamDoneUs);
-    std::fprintf(f, "%u,graph: until done,%.3f\n", c.kernels, c.graphDoneUs);
-    std::fprintf(f, "%u,stream: submit only,%.3f\n", c.kernels, c.streamSubmitUs);
-    std::fprintf(f, "%u,graph: submit only,%.3f\n", c.kernels, c.graphSubmitUs);
+    table.row("%u,stream: until done,%.3f", c.kernels, c.streamDoneUs);
+    table.row("%u,graph: until done,%.3f", c.kernels, c.graphDoneUs);
+    table.row("%u,stream: submit only,%.3f", c.kernels, c.streamSubmitUs);
+    table.row("%u,graph: submit only,%.3f", c.kernels, c.graphSubmitUs);
   }
-  return std::fclose(f) == 0;
+  return table;
 }
 
 //! [add-kernel]
@@ -765,14 +764,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuLibraryUnload(streams));
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-    if (!csvPath.empty() && !costs.empty()) {
-      if (!writeCsv(csvPath, costs)) {
-        std::fprintf(stderr, "error: cannot write %s: check that its folder exists and is writable\n", csvPath.c_str());
-        return wb::kExitUsage;
-      }
-      std::printf("The table is in %s.\n", csvPath.c_str());
-    }
-    return wb::kExitOk;
+    return tableOf(costs).save(csvPath, 5);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

@@ -17,6 +17,7 @@
 //       cuCtxEnablePeerAccess, cuCtxDisablePeerAccess, cuMemcpyPeer, cuMemcpyPeerAsync,
 //       cuMemHostAlloc, cuMemcpyDtoH, cuMemcpyHtoD, cuLaunchKernel, cuLibraryGetKernel
 // Run:  ctest -R lesson18   (or build/lessons/lesson18-multi-gpu [--csv lesson18-figure.csv])
+#include "figure.hpp"
 #include "process.hpp"
 #include "workbook.hpp"
 
@@ -564,16 +565,14 @@ void reportRates(const std::vector<Rate>& rates) {
 }
 //! [figure-table]
 
-bool writeCsv(const std::string& path, const std::vector<Rate>& rates) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return false;
-  std::fprintf(f, "bytes,way,GB/s\n");
+wb::FigureTable tableOf(const std::vector<Rate>& rates) {
+  wb::FigureTable table("bytes,way,GB/s");
   for (const Rate& r : rates) {
-    std::fprintf(f, "%zu,peer access enabled,%.3f\n", r.bytes, r.withAccess);
-    std::fprintf(f, "%zu,peer access not enabled,%.3f\n", r.bytes, r.withoutAccess);
-    std::fprintf(f, "%zu,staged by hand,%.3f\n", r.bytes, r.staged);
+    table.row("%zu,peer access enabled,%.3f", r.bytes, r.withAccess);
+    table.row("%zu,peer access not enabled,%.3f", r.bytes, r.withoutAccess);
+    table.row("%zu,staged by hand,%.3f", r.bytes, r.staged);
   }
-  return std::fclose(f) == 0;
+  return table;
 }
 
 int childMain(const std::vector<std::string>& args) {
@@ -680,17 +679,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuCtxSetCurrent(nullptr));
     if (p.two()) CU_CHECK(cuDevicePrimaryCtxRelease(p.dev1));
     CU_CHECK(cuDevicePrimaryCtxRelease(p.dev0));
-    if (!csvPath.empty()) {
-      if (rates.empty()) {
-        std::printf("No table for %s: step 6 did not measure here.\n", csvPath.c_str());
-      } else if (!writeCsv(csvPath, rates)) {
-        std::fprintf(stderr, "error: cannot write %s: check that its folder exists and is writable\n", csvPath.c_str());
-        return wb::kExitUsage;
-      } else {
-        std::printf("The table is in %s.\n", csvPath.c_str());
-      }
-    }
-    return wb::kExitOk;
+    return tableOf(rates).save(csvPath, 6);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

@@ -21,6 +21,7 @@
 //       cuLibraryLoadData, cuLibraryGetKernel, cuKernelGetFunction, cuLibraryUnload,
 //       cuDeviceGetAttribute, cuDriverGetVersion
 // Run:  ctest -R lesson19   (or build/lessons/lesson19-runtime-compilation [--cache DIR] [--csv lesson19-figure.csv])
+#include "figure.hpp"
 #include "launch.hpp"
 #include "process.hpp"
 #include "workbook.hpp"
@@ -854,15 +855,13 @@ std::vector<CompileCost> compileAgainstCache(const std::string& dir, const Arch&
 }
 //! [cost-table]
 
-bool writeCsv(const std::string& path, const std::vector<CompileCost>& costs) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return false;
-  std::fprintf(f, "kernels,way,milliseconds\n");
+wb::FigureTable tableOf(const std::vector<CompileCost>& costs) {
+  wb::FigureTable table("kernels,way,milliseconds");
   for (const CompileCost& c : costs) {
-    std::fprintf(f, "%u,NVRTC compile + load,%.3f\n", c.kernels, c.compileMs);
-    std::fprintf(f, "%u,cache read + load,%.3f\n", c.kernels, c.cacheMs);
+    table.row("%u,NVRTC compile + load,%.3f", c.kernels, c.compileMs);
+    table.row("%u,cache read + load,%.3f", c.kernels, c.cacheMs);
   }
-  return std::fclose(f) == 0;
+  return table;
 }
 
 // The libraries this program names in its ELF file (DT_NEEDED of its dynamic section): what the
@@ -975,14 +974,7 @@ int main(int argc, char** argv) {
 
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-    if (!csvPath.empty() && !costs.empty()) {
-      if (!writeCsv(csvPath, costs)) {
-        std::fprintf(stderr, "error: cannot write %s: check that its folder exists and is writable\n", csvPath.c_str());
-        return wb::kExitUsage;
-      }
-      std::printf("The table is in %s.\n", csvPath.c_str());
-    }
-    return wb::kExitOk;
+    return tableOf(costs).save(csvPath, 9);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }
