@@ -110,7 +110,7 @@ std::string mattering(const EnvUse& use) {
 
 }  // namespace
 
-void checkEnvironment(std::initializer_list<EnvUse> uses) {
+void checkEnvironment(const std::vector<EnvUse>& uses) {
   if (std::getenv("WORKBOOK_ENVIRONMENT_USES")) {  // the environment suites ask what the lesson declares
     for (const EnvUse& use : uses)
       std::printf("uses %s %s\n", use.variable,
@@ -141,6 +141,9 @@ void checkEnvironment(std::initializer_list<EnvUse> uses) {
                 use.how == Under::Controls ? "This lesson sets it itself for the processes it starts" : "Here",
                 use.here);
   }
+  // Out before cuInit: under CUDA_LOG_FILE=stderr the driver writes its lines straight to the same
+  // terminal or pipe, and one landing inside a half-written note would cut it in two.
+  std::fflush(stdout);
 }
 
 }  // namespace wb

@@ -18,7 +18,6 @@
 // command that runs it without. Needs no CUDA library (the GPU launcher reads the same table).
 #pragma once
 
-#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -80,6 +79,6 @@ class EnvironmentError : public std::runtime_error {
 // file); throws EnvironmentError for the first one the lesson Stops under. With
 // WORKBOOK_ENVIRONMENT_USES set it prints "uses <variable> <teaches|controls|stops>" per declared
 // variable and exits 0: the environment suites (tests/environment.cpp) read what each lesson declares.
-void checkEnvironment(std::initializer_list<EnvUse> uses);
+void checkEnvironment(const std::vector<EnvUse>& uses);
 
 }  // namespace wb

@@ -159,19 +159,40 @@ int childJob(unsigned first, int poison) {
 }
 //! [job-worker]
 
-// The variables that change how a faulting child ends (common/environment.cpp has what each does).
-// Every child runs without them, whatever the user's shell sets, so each step shows what its page
-// explains; step 4 sets CUDA_LAUNCH_BLOCKING=1 itself, for one child, to show what it does.
-const char* const kControlled[] = {
-    "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE_WAITS_ON_EXCEPTION", "CUDA_ENABLE_COREDUMP_ON_EXCEPTION",
-    "CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION", "CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", "CUDA_ENABLE_USER_TRIGGERED_COREDUMP",
-    "CUDA_COREDUMP_FILE", "CUDA_COREDUMP_PIPE", "CUDA_COREDUMP_SHOW_PROGRESS", "CUDA_COREDUMP_GENERATION_FLAGS"};
+// The two variables that choose the device: a child faults the GPU the user chose.
+bool choosesTheDevice(const std::string& name) { return name == "CUDA_VISIBLE_DEVICES" || name == "CUDA_DEVICE_ORDER"; }
+
+// What every child runs without: each CUDA variable of common/environment.cpp's table but the two
+// that choose the device, whatever the user's shell sets. Each step then shows the documented
+// default its page explains (step 4 sets CUDA_LAUNCH_BLOCKING=1 itself, for one child), and a fault
+// meets no setting the course has not tried with faults (the page's pitfalls say why that matters).
+std::vector<std::string> controlledVariables() {
+  std::vector<std::string> names;
+  for (const wb::EnvVariable& v : wb::cudaEnvironmentVariables())
+    if (!choosesTheDevice(v.name)) names.emplace_back(v.name);
+  return names;
+}
+
+// What the program says at the top for each of them that is set: three with their own reason.
+std::vector<wb::EnvUse> environmentUses() {
+  std::vector<wb::EnvUse> uses = {
+      {"CUDA_LAUNCH_BLOCKING", wb::Under::Controls, "its children run without it; step 4 sets it for one child"},
+      {"CUDA_DEVICE_WAITS_ON_EXCEPTION", wb::Under::Controls, "its children run without it, so a fault ends them"},
+      {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", wb::Under::Controls, "its children run without it: no core files, no abort"},
+  };
+  for (const std::string& name : controlledVariables()) {
+    bool listed = false;
+    for (const wb::EnvUse& u : uses) listed = listed || name == u.variable;
+    if (!listed) uses.emplace_back(wb::findEnvVariable(name)->name, wb::Under::Controls, "its children run without it");
+  }
+  return uses;
+}
 
 // Runs this program again as a child, with a time limit, and returns what it printed and how it ended.
 wb::ProcessEnd child(const std::vector<std::string>& args, const std::vector<std::string>& set = {}) {
   std::vector<std::string> argv{wb::selfPath(), "--child"};
   argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<std::string> env(std::begin(kControlled), std::end(kControlled));  // bare names: removed
+  std::vector<std::string> env = controlledVariables();  // bare names: removed
   env.insert(env.end(), set.begin(), set.end());
   return wb::runProcess(argv, env, kChildSeconds);
 }
@@ -281,7 +302,7 @@ struct FindRuns {
   bool skipped = wb::underSanitizer() || std::getenv("WORKBOOK_SKIP_SANITIZER_RUN");
   bool sanitizerRuns = !sanitizer.empty() && !skipped;
   std::future<wb::ProcessEnd> sanitized = sanitizerRuns ? std::async(std::launch::async, [path = sanitizer] {
-    std::vector<std::string> env(std::begin(kControlled), std::end(kControlled));
+    std::vector<std::string> env = controlledVariables();
     return wb::runProcess({path, "--show-backtrace", "no", wb::selfPath(), "--child", "checked"}, env,
                           3 * kChildSeconds);
   }) : std::future<wb::ProcessEnd>();
@@ -386,18 +407,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (!args.empty() && args[0] == "--child") return childMain({args.begin() + 1, args.end()});
-    wb::checkEnvironment({
-        {"CUDA_LAUNCH_BLOCKING", wb::Under::Controls, "its children run without it; step 4 sets it for one child"},
-        {"CUDA_DEVICE_WAITS_ON_EXCEPTION", wb::Under::Controls, "its children run without it, so a fault ends them"},
-        {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", wb::Under::Controls, "its children run without it: no core files, no abort"},
-        {"CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION", wb::Under::Controls, "its children run without it"},
-        {"CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", wb::Under::Controls, "its children run without it"},
-        {"CUDA_ENABLE_USER_TRIGGERED_COREDUMP", wb::Under::Controls, "its children run without it"},
-        {"CUDA_COREDUMP_FILE", wb::Under::Controls, "its children run without it"},
-        {"CUDA_COREDUMP_PIPE", wb::Under::Controls, "its children run without it"},
-        {"CUDA_COREDUMP_SHOW_PROGRESS", wb::Under::Controls, "its children run without it"},
-        {"CUDA_COREDUMP_GENERATION_FLAGS", wb::Under::Controls, "its children run without it"},
-    });
+    wb::checkEnvironment(environmentUses());
     CU_CHECK(cuInit(0));  // the parent checks for a driver first, so a machine without one hears why
     // and for its image: a damaged one stops it here, not once in every child it would start.
     wb::verifiedImagePath("faults.fatbin");
