@@ -183,6 +183,7 @@ std::vector<wb::EnvUse> environmentUses() {
   for (const std::string& name : controlledVariables()) {
     bool listed = false;
     for (const wb::EnvUse& u : uses) listed = listed || name == u.variable;
+    // An EnvUse keeps a pointer to its name: the table's own string, which outlives this loop.
     if (!listed) uses.emplace_back(wb::findEnvVariable(name)->name, wb::Under::Controls, "its children run without it");
   }
   return uses;
