@@ -19,12 +19,18 @@ namespace {
 // Layouts, all little-endian:
 //   fatbin header  u32 magic, u16 version, u16 header size, u64 size of everything after the header
 //   fatbin entry   u16 kind (1 PTX, 2 ELF), u16 version, u32 entry header size, u64 payload size, ...
-//   ELF64 header   e_ident[16], ..., u64 e_phoff @32, u64 e_shoff @40, u16 e_phentsize @54,
-//                  u16 e_phnum @56, u16 e_shentsize @58, u16 e_shnum @60
+//   ELF64 header   e_ident[16] (EI_ABIVERSION @8), ..., u64 e_phoff @32, u64 e_shoff @40,
+//                  u32 e_flags @48, u16 e_phentsize @54, u16 e_phnum @56, u16 e_shentsize @58,
+//                  u16 e_shnum @60
+//   ELF64 section  u32 sh_type @4, u64 sh_offset @24, u64 sh_size @32, u32 sh_link @40
+//   ELF64 symbol   u32 st_name @0, u8 st_info @4 (type in bits 0-3), u16 st_shndx @6; 24 bytes
 constexpr std::uint32_t kFatbinMagic = 0xBA55ED50u;
 constexpr std::size_t kFatbinHeader = 16, kFatbinEntryHeader = 16, kElfHeader = 64;
 constexpr std::uint16_t kEmCuda = 190;
 constexpr std::uint32_t kShtNobits = 8;  // a section with no bytes in the file (.bss)
+constexpr std::uint32_t kShtSymtab = 2;
+constexpr std::size_t kElfSymbol = 24;
+constexpr unsigned kSttFunc = 2;
 
 template <class T>
 T read(const unsigned char* bytes, std::size_t offset) {
@@ -204,6 +210,48 @@ std::vector<char> readVerifiedImage(const std::string& file) {
 void verifyImageBytes(const void* data, std::size_t size, ImageKind kind, const std::string& name) {
   if (const std::string problem = imageProblem(data, size, kind); !problem.empty())
     throw ImageError(name, problem, name + ": " + problem + ".\nWhat to do: rebuild the program.");
+}
+
+namespace {
+
+// The bytes of a cubin that passes cubinProblem; throws std::invalid_argument otherwise.
+const unsigned char* checkedCubin(const void* data, std::size_t size) {
+  const auto* b = static_cast<const unsigned char*>(data);
+  const std::string problem = size == 0 ? "empty (0 bytes)" : cubinProblem(b, size);
+  if (!problem.empty()) throw std::invalid_argument("not an intact cubin: " + problem);
+  return b;
+}
+
+}  // namespace
+
+unsigned cubinArchitecture(const void* data, std::size_t size) {
+  const unsigned char* b = checkedCubin(data, size);
+  const auto flags = read<std::uint32_t>(b, 48);
+  return b[8] >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
+}
+
+std::vector<std::string> cubinFunctions(const void* data, std::size_t size) {
+  const unsigned char* b = checkedCubin(data, size);
+  const auto shoff = read<std::uint64_t>(b, 40);
+  const std::uint64_t shentsize = read<std::uint16_t>(b, 58), shnum = read<std::uint16_t>(b, 60);
+  std::vector<std::string> names;
+  for (std::uint64_t i = 0; i < shnum; ++i) {
+    const std::uint64_t table = shoff + i * shentsize;
+    const auto link = read<std::uint32_t>(b, table + 40);
+    if (read<std::uint32_t>(b, table + 4) != kShtSymtab || link >= shnum) continue;
+    const std::uint64_t strings = shoff + link * shentsize;
+    if (read<std::uint32_t>(b, strings + 4) == kShtNobits) continue;  // no bytes in the file to read
+    const auto stringsAt = read<std::uint64_t>(b, strings + 24), stringsSize = read<std::uint64_t>(b, strings + 32);
+    const auto symbolsAt = read<std::uint64_t>(b, table + 24), symbolsSize = read<std::uint64_t>(b, table + 32);
+    for (std::uint64_t at = symbolsAt; at + kElfSymbol <= symbolsAt + symbolsSize; at += kElfSymbol) {
+      const auto name = read<std::uint32_t>(b, at);
+      if ((b[at + 4] & 0xf) != kSttFunc || read<std::uint16_t>(b, at + 6) == 0 || name >= stringsSize) continue;
+      // cubinProblem kept every section inside the file; the name stops at its NUL or its section's end.
+      const char* first = reinterpret_cast<const char*>(b + stringsAt + name);
+      names.emplace_back(first, strnlen(first, stringsSize - name));
+    }
+  }
+  return names;
 }
 
 }  // namespace wb

@@ -51,4 +51,17 @@ std::vector<char> readVerifiedImage(const std::string& file);
 // Throws ImageError unless data holds an intact image of the kind; name is for the message.
 void verifyImageBytes(const void* data, std::size_t size, ImageKind kind, const std::string& name);
 
+// What a cubin says of itself, read from its ELF headers after the cubin checks above (a cubin that
+// fails them throws std::invalid_argument, naming the problem).
+// The architecture it was built for (90 for sm_90): e_flags holds it in bits 0-7 up to ELF ABI
+// version 7 (CUDA 12.x) and in bits 8-15 from ABI version 8 (CUDA 13).
+unsigned cubinArchitecture(const void* data, std::size_t size);
+// The functions it defines: its symbol table's STT_FUNC entries that are not undefined (the kernels,
+// and the device functions that were not inlined away), by their (mangled) names.
+std::vector<std::string> cubinFunctions(const void* data, std::size_t size);
+template <class Bytes>
+unsigned cubinArchitecture(const Bytes& cubin) { return cubinArchitecture(cubin.data(), cubin.size()); }
+template <class Bytes>
+std::vector<std::string> cubinFunctions(const Bytes& cubin) { return cubinFunctions(cubin.data(), cubin.size()); }
+
 }  // namespace wb

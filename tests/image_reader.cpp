@@ -176,4 +176,16 @@ TEST_SUITE("image-reader") {
     CHECK_NOTHROW(wb::verifyImageBytes(fatbin.data(), fatbin.size(), wb::ImageKind::Fatbin, "embedded"));
     CHECK_THROWS_AS(wb::verifyImageBytes(fatbin.data(), 300, wb::ImageKind::Fatbin, "embedded"), wb::ImageError);
   }
+
+  TEST_CASE("a cubin names its architecture and the kernels it defines; a damaged one is refused, not read") {
+    for (unsigned arch : wb::builtArchitectures()) {
+      CAPTURE(arch);
+      const auto cubin = readFile(wb::kernelImage("vector_ops.sm_" + std::to_string(arch) + ".cubin"));
+      CHECK(wb::cubinArchitecture(cubin) == arch);
+      const std::vector<std::string> functions = wb::cubinFunctions(cubin);
+      CHECK(std::set<std::string>(functions.begin(), functions.end()) == std::set<std::string>{"fill", "scale"});
+      CHECK_THROWS_AS(wb::cubinArchitecture(head(cubin, 300)), std::invalid_argument);
+      CHECK_THROWS_AS(wb::cubinFunctions(head(cubin, cubin.size() / 2)), std::invalid_argument);
+    }
+  }
 }

@@ -3,6 +3,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include "image_reader.hpp"
 #include "images.hpp"
 
 #include <cstdint>
@@ -41,14 +42,6 @@ std::vector<std::string> split(const std::string& list) {
 std::set<unsigned> builtArchs() {
   const auto archs = wb::builtArchitectures();
   return {archs.begin(), archs.end()};
-}
-
-// The architecture a cubin was built for: its ELF e_flags hold it, in bits 0-7 up to ELF ABI
-// version 7 (CUDA 12.x) and in bits 8-15 from ABI version 8 (CUDA 13).
-unsigned cubinArch(const std::vector<unsigned char>& elf) {
-  const unsigned abiVersion = elf.at(8);
-  const auto flags = at<std::uint32_t>(elf, 48);  // e_flags of a 64-bit ELF header
-  return abiVersion >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
 }
 
 constexpr std::uint16_t kEmCuda = 190;  // e_machine of NVIDIA CUDA ELF files
@@ -96,7 +89,7 @@ TEST_SUITE("kernel-images") {
         REQUIRE(elf.size() > 64);
         CHECK(std::memcmp(elf.data(), "\x7f" "ELF", 4) == 0);
         CHECK(at<std::uint16_t>(elf, 18) == kEmCuda);
-        CHECK(cubinArch(elf) == arch);
+        CHECK(wb::cubinArchitecture(elf) == arch);
       }
     }
   }

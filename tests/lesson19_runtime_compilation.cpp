@@ -202,32 +202,6 @@ size_t applyWrong(const Library& lib) {
   return wrongValues<float>(lib.kernel("apply"), [](float v) { return 2.0f * v + 1.0f; });
 }
 
-unsigned cubinArch(const std::vector<char>& elf) {
-  std::uint32_t flags = 0;
-  std::memcpy(&flags, elf.data() + 48, sizeof flags);
-  return static_cast<unsigned char>(elf[8]) >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
-}
-
-// The functions a cubin defines (STT_FUNC symbols that are not undefined).
-std::vector<std::string> functionsIn(const std::vector<char>& cubin) {
-  std::vector<std::string> names;
-  Elf64_Ehdr header;
-  std::memcpy(&header, cubin.data(), sizeof header);
-  for (unsigned i = 0; i < header.e_shnum; ++i) {
-    Elf64_Shdr table, strings;
-    std::memcpy(&table, cubin.data() + header.e_shoff + i * header.e_shentsize, sizeof table);
-    if (table.sh_type != SHT_SYMTAB || table.sh_link >= header.e_shnum) continue;
-    std::memcpy(&strings, cubin.data() + header.e_shoff + table.sh_link * header.e_shentsize, sizeof strings);
-    for (size_t at = table.sh_offset; at + sizeof(Elf64_Sym) <= table.sh_offset + table.sh_size; at += sizeof(Elf64_Sym)) {
-      Elf64_Sym symbol;
-      std::memcpy(&symbol, cubin.data() + at, sizeof symbol);
-      if (ELF64_ST_TYPE(symbol.st_info) == STT_FUNC && symbol.st_shndx != SHN_UNDEF && symbol.st_name < strings.sh_size)
-        names.emplace_back(cubin.data() + strings.sh_offset + symbol.st_name);
-    }
-  }
-  return names;
-}
-
 bool has(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
@@ -342,7 +316,7 @@ TEST_SUITE("compile") {
     const Compiled c = compiled(kAffineSource, "affine.cu", {lab.sm()});
     REQUIRE_FALSE(c.cubin.empty());
     CHECK(wb::imageProblem(c.cubin.data(), c.cubin.size(), wb::ImageKind::Cubin) == "");
-    CHECK(cubinArch(c.cubin) == static_cast<unsigned>(lab.arch));
+    CHECK(wb::cubinArchitecture(c.cubin) == static_cast<unsigned>(lab.arch));
     Library lib(c.cubin);
     CHECK(affineWrong(lib) == 0);
   }
@@ -438,7 +412,7 @@ TEST_SUITE("link") {
     REQUIRE_FALSE(byDriver.empty());
     for (const std::vector<char>* linked : {&byDriver, &byLibrary.cubin}) {
       REQUIRE(wb::imageProblem(linked->data(), linked->size(), wb::ImageKind::Cubin) == "");
-      CHECK(has(functionsIn(*linked), "_Z9transformf"));
+      CHECK(has(wb::cubinFunctions(*linked), "_Z9transformf"));
       Library lib(*linked);
       CHECK(applyWrong(lib) == 0);
     }
@@ -455,7 +429,7 @@ TEST_SUITE("link") {
     CAPTURE(linked.log);
     REQUIRE(linked.result == NVJITLINK_SUCCESS);
     REQUIRE(wb::imageProblem(linked.cubin.data(), linked.cubin.size(), wb::ImageKind::Cubin) == "");
-    const std::vector<std::string> functions = functionsIn(linked.cubin);
+    const std::vector<std::string> functions = wb::cubinFunctions(linked.cubin);
     CHECK(has(functions, "apply"));
     CHECK_FALSE(has(functions, "_Z9transformf"));
     Library lib(linked.cubin);

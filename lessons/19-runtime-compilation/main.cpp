@@ -153,35 +153,6 @@ Arch archOf(CUdevice dev) {
   return a;
 }
 
-// The architecture a cubin was built for: its ELF e_flags hold it, in bits 0-7 up to ELF ABI
-// version 7 (CUDA 12.x) and in bits 8-15 from ABI version 8 (CUDA 13).
-unsigned cubinArch(const std::vector<char>& elf) {
-  std::uint32_t flags = 0;
-  std::memcpy(&flags, elf.data() + 48, sizeof flags);  // e_flags of a 64-bit ELF header
-  return static_cast<unsigned char>(elf[8]) >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
-}
-
-// The functions a cubin defines (its ELF symbol table's STT_FUNC entries): the kernels, and the
-// device functions that were not inlined away. Only called on cubins the image reader passed.
-std::vector<std::string> functionsIn(const std::vector<char>& cubin) {
-  std::vector<std::string> names;
-  Elf64_Ehdr header;
-  std::memcpy(&header, cubin.data(), sizeof header);
-  for (unsigned i = 0; i < header.e_shnum; ++i) {
-    Elf64_Shdr table, strings;
-    std::memcpy(&table, cubin.data() + header.e_shoff + i * header.e_shentsize, sizeof table);
-    if (table.sh_type != SHT_SYMTAB || table.sh_link >= header.e_shnum) continue;
-    std::memcpy(&strings, cubin.data() + header.e_shoff + table.sh_link * header.e_shentsize, sizeof strings);
-    for (size_t at = table.sh_offset; at + sizeof(Elf64_Sym) <= table.sh_offset + table.sh_size; at += sizeof(Elf64_Sym)) {
-      Elf64_Sym symbol;
-      std::memcpy(&symbol, cubin.data() + at, sizeof symbol);
-      if (ELF64_ST_TYPE(symbol.st_info) == STT_FUNC && symbol.st_shndx != SHN_UNDEF && symbol.st_name < strings.sh_size)
-        names.emplace_back(cubin.data() + strings.sh_offset + symbol.st_name);
-    }
-  }
-  return names;
-}
-
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
@@ -339,11 +310,11 @@ void cubinLoadLaunch(const Arch& arch) {
   printLog(c.log);
   wb::expect(c.result == NVRTC_SUCCESS && !c.cubin.empty(), "affine.cu compiled to a cubin", "see the log");
   std::printf("nvrtcGetCUBIN: %s, an ELF for sm_%u (nvrtcGetPTX has its PTX too: %s)\n", wb::bytes(c.cubin.size()).c_str(),
-              cubinArch(c.cubin), wb::bytes(c.ptx.size()).c_str());
+              wb::cubinArchitecture(c.cubin), wb::bytes(c.ptx.size()).c_str());
   CUlibrary library = loadImage(c.cubin, "NVRTC's cubin of affine.cu");
   const size_t wrong = affineMismatches(library);
   std::printf("cuLibraryLoadData, cuLibraryGetKernel(\"affine\"), launch: %zu of %u values wrong\n", wrong, 1u << 16);
-  wb::expect(cubinArch(c.cubin) == static_cast<unsigned>(arch.number()) && wrong == 0,
+  wb::expect(wb::cubinArchitecture(c.cubin) == static_cast<unsigned>(arch.number()) && wrong == 0,
              "a cubin for this architecture computing 2x + 1", "another architecture or wrong values");
   CU_CHECK(cuLibraryUnload(library));
 }
@@ -571,8 +542,8 @@ std::vector<char> linkPieces(const Arch& arch) {
   const std::vector<std::string> rdc = {"--gpu-architecture=" + arch.sm(), "--relocatable-device-code=true"};
   const Compiled transform = compiled(kTransformSource, "transform.cu", rdc), apply = compiled(kApplySource, "apply.cu", rdc);
   std::printf("-rdc cubins: transform.cu %s (functions: %s), apply.cu %s (functions: %s)\n",
-              wb::bytes(transform.cubin.size()).c_str(), joined(functionsIn(transform.cubin)).c_str(),
-              wb::bytes(apply.cubin.size()).c_str(), joined(functionsIn(apply.cubin)).c_str());
+              wb::bytes(transform.cubin.size()).c_str(), joined(wb::cubinFunctions(transform.cubin)).c_str(),
+              wb::bytes(apply.cubin.size()).c_str(), joined(wb::cubinFunctions(apply.cubin)).c_str());
   const std::vector<char> byDriver = linkWithDriver(transform.cubin, apply.cubin);
   const Linked byLibrary = linkWithNvJitLink(
       {{NVJITLINK_INPUT_CUBIN, &transform.cubin, "transform.cu"}, {NVJITLINK_INPUT_CUBIN, &apply.cubin, "apply.cu"}},
@@ -580,9 +551,9 @@ std::vector<char> linkPieces(const Arch& arch) {
   wb::expect(byLibrary.result == NVJITLINK_SUCCESS, "nvJitLink linking the two cubins", byLibrary.log);
   const size_t wrongDriver = applyMismatches(byDriver), wrongLibrary = applyMismatches(byLibrary.cubin);
   std::printf("cuLink*:   %s, functions: %s; apply: %zu values wrong\n", wb::bytes(byDriver.size()).c_str(),
-              joined(functionsIn(byDriver)).c_str(), wrongDriver);
+              joined(wb::cubinFunctions(byDriver)).c_str(), wrongDriver);
   std::printf("nvJitLink: %s, functions: %s; apply: %zu values wrong\n", wb::bytes(byLibrary.cubin.size()).c_str(),
-              joined(functionsIn(byLibrary.cubin)).c_str(), wrongLibrary);
+              joined(wb::cubinFunctions(byLibrary.cubin)).c_str(), wrongLibrary);
   wb::expect(wrongDriver == 0 && wrongLibrary == 0, "both linked kernels computing transform", "wrong values");
   //! [link]
   //! [missing-piece]
@@ -608,7 +579,7 @@ void linkTimeOptimisation(const Arch& arch, const std::vector<char>& linkedFromC
       {{NVJITLINK_INPUT_LTOIR, &transform.ltoir, "transform.cu"}, {NVJITLINK_INPUT_LTOIR, &apply.ltoir, "apply.cu"}},
       {"-arch=" + arch.sm(), "-lto"});
   wb::expect(optimised.result == NVJITLINK_SUCCESS, "nvJitLink -lto linking the LTO-IR", optimised.log);
-  const std::vector<std::string> inLto = functionsIn(optimised.cubin), inCubins = functionsIn(linkedFromCubins);
+  const std::vector<std::string> inLto = wb::cubinFunctions(optimised.cubin), inCubins = wb::cubinFunctions(linkedFromCubins);
   const size_t wrong = applyMismatches(optimised.cubin);
   std::printf("linked from LTO-IR: %s, functions: %s; apply: %zu values wrong\n", wb::bytes(optimised.cubin.size()).c_str(),
               joined(inLto).c_str(), wrong);
