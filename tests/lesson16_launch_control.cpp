@@ -122,11 +122,11 @@ std::pair<unsigned, unsigned> fillingShape(const Lab& lab, CUfunction hold) {
 using wbt::Stream;
 
 #if CUDA_VERSION >= 12040
-// Whether the device has green contexts; why not, in why.
-bool greenContexts(const Lab& lab, std::string& why) {
+// Whether the device has green contexts; where not, the case says why it is skipped.
+bool greenContexts(const Lab& lab) {
   CUdevResource whole{};
   const CUresult rc = cuDeviceGetDevResource(lab.dev(), &whole, CU_DEV_RESOURCE_TYPE_SM);
-  if (rc != CUDA_SUCCESS) why = "cuDeviceGetDevResource: " + wb::errorName(rc);
+  if (rc != CUDA_SUCCESS) MESSAGE("skipped: cuDeviceGetDevResource: " << wb::errorName(rc));
   return rc == CUDA_SUCCESS;
 }
 
@@ -479,11 +479,7 @@ TEST_SUITE("whole-device") {
 TEST_SUITE("green-contexts") {
   TEST_CASE("cuDevSmResourceSplitByCount makes at most the groups asked for, of one size, at least minCount SMs each, and counts no SM twice") {
     Lab lab;
-    std::string why;
-    if (!greenContexts(lab, why)) {
-      MESSAGE("skipped: " << why);
-      return;
-    }
+    if (!greenContexts(lab)) return;
     for (unsigned wanted : {1u, 2u, 3u}) {
       CAPTURE(wanted);
       const Split s = split(lab, wanted, 16);
@@ -506,11 +502,7 @@ TEST_SUITE("green-contexts") {
 
   TEST_CASE("with result NULL, cuDevSmResourceSplitByCount says how many groups it would make, and the split makes that many") {
     Lab lab;
-    std::string why;
-    if (!greenContexts(lab, why)) {
-      MESSAGE("skipped: " << why);
-      return;
-    }
+    if (!greenContexts(lab)) return;
     CUdevResource whole{};
     CU_CHECK(cuDeviceGetDevResource(lab.dev(), &whole, CU_DEV_RESOURCE_TYPE_SM));
     const unsigned minCount = std::min(16u, whole.sm.smCount / 4);
@@ -526,11 +518,7 @@ TEST_SUITE("green-contexts") {
 
   TEST_CASE("a green context reports its group's SMs, and a stream made for it belongs to it (cuStreamGetGreenCtx)") {
     Lab lab;
-    std::string why;
-    if (!greenContexts(lab, why)) {
-      MESSAGE("skipped: " << why);
-      return;
-    }
+    if (!greenContexts(lab)) return;
     const Split s = split(lab, 2, 16);
     REQUIRE(s.groups.size() == 2);
     GreenPartition a(lab, s.groups[0]), b(lab, s.groups[1]);
@@ -548,11 +536,7 @@ TEST_SUITE("green-contexts") {
 
   TEST_CASE("a kernel in a green context runs on at most its partition's count of distinct SMs, and two partitions share no SM") {
     Lab lab;
-    std::string why;
-    if (!greenContexts(lab, why)) {
-      MESSAGE("skipped: " << why);
-      return;
-    }
+    if (!greenContexts(lab)) return;
     const Split s = split(lab, 2, 16);
     REQUIRE(s.groups.size() == 2);
     GreenPartition a(lab, s.groups[0]), b(lab, s.groups[1]);
@@ -574,11 +558,7 @@ TEST_SUITE("green-contexts") {
 TEST_SUITE("side-by-side") {
   TEST_CASE("a kernel holding every thread of partition A's SMs does not stop a kernel in partition B from running to the end") {
     Lab lab;
-    std::string why;
-    if (!greenContexts(lab, why)) {
-      MESSAGE("skipped: " << why);
-      return;
-    }
+    if (!greenContexts(lab)) return;
     const Split s = split(lab, 2, 16);
     REQUIRE(s.groups.size() == 2);
     GreenPartition a(lab, s.groups[0]), b(lab, s.groups[1]);
