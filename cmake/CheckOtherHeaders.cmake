@@ -26,7 +26,7 @@ file(MAKE_DIRECTORY "${OUT_DIR}")
 workbook_generate_error_table("${OUT_DIR}/cuda_error_table.inc" "${EXTRA_INCLUDE}/cuda.h")
 
 file(GLOB sources "${SOURCE_DIR}/common/*.cpp" "${SOURCE_DIR}/lessons/*/*.cpp" "${SOURCE_DIR}/tests/*.cpp"
-     "${SOURCE_DIR}/tests/exercises/*.cpp" "${SOURCE_DIR}/tests/exercises/*/*.cpp" "${SOURCE_DIR}/cmake/gpu_launcher.cpp")
+     "${SOURCE_DIR}/tests/exercises/*.cpp" "${SOURCE_DIR}/tests/exercises/*/*.cpp" "${SOURCE_DIR}/tests/exercises/*/*/*.cpp" "${SOURCE_DIR}/cmake/gpu_launcher.cpp")
 # The include path of the build: the exercise checks include "check.hpp" and "05-memory/exercises.hpp";
 # a lesson's own folder comes first for its sources (below), as its CMake targets have it.
 set(flags -std=c++17 -fsyntax-only -Wall -Wextra "-I${EXTRA_INCLUDE}" "-I${OUT_DIR}")

@@ -5,30 +5,73 @@
 #   lessons/NN-name/exercises.hpp, exercises.cpp   the learner's: declarations, and each exercise's
 #                                                   task above a body of wb::notDone()
 #   tests/exercises/exerciseNN_name.cpp             the checks, one EXERCISE("x", title, hint) each
-#   tests/exercises/NN-name/solution.cpp            the reference solutions
-#   tests/exercises/NN-name/wrong.cpp               one deliberately wrong variant per exercise
+#   tests/exercises/NN-name/solution/<x>.cpp        the reference solution of exercise x
+#   tests/exercises/NN-name/wrong/<x>.<n>.cpp       wrong variant n of exercise x: the solution of x
+#                                                   with one realistic mistake, said in its first
+#                                                   line ("// Wrong: ...")
 #
-# Built: exerciseNN_checks (the checks on the learner's file), exerciseNN_solutions and
-# exerciseNN_wrong (the same checks on the solutions and on the wrong variants).
+# Built for the learner: exerciseNN_checks (the checks on the learner's file). With WORKBOOK_PROOFS
+# (the test workflow turns it on; a learner's build leaves it off): exerciseNN_solutions (the checks
+# on the solutions) and one binary per wrong variant, proofs/NN/<x>.<n> (the checks on the solutions
+# with exercise x replaced by the variant).
 # Tests:
 #   exerciseNN.<x>      one exercise's check on the learner's file (labels exercise, exerciseNN); with
 #                       -DWORKBOOK_EXERCISES_USE=solutions, on the solutions instead
 #   proofNN.solutions   every check passes on the solutions            (labels gpu, proof)
-#   proofNN.wrong       every check fails on its wrong variant
+#   proofNN.wrong       every wrong variant fails its exercise's check (failed or crashed)
 #   proofNN.starting    every case of every check reports "not done" on the starting file
 #   exercises.progress  after the exercise checks: the table of done / not done / failed
 set(WORKBOOK_EXERCISES_USE "learner" CACHE STRING
-  "what the exerciseNN.* tests check: learner (lessons/*/exercises.cpp) or solutions (tests/exercises/*/solution.cpp)")
+  "what the exerciseNN.* tests check: learner (lessons/*/exercises.cpp) or solutions (tests/exercises/*/solution/)")
 set_property(CACHE WORKBOOK_EXERCISES_USE PROPERTY STRINGS learner solutions)
+option(WORKBOOK_PROOFS "Build the reference solutions and every wrong variant, and test that each check tells them apart (the test workflow turns this on)" OFF)
 set(WORKBOOK_EXERCISE_RESULTS "${CMAKE_BINARY_DIR}/exercise-results")
 
-# The checks' main() and reporter, and the bookkeeping tool (lint, proofs, progress table).
-add_library(workbook_exercise_main STATIC "${CMAKE_SOURCE_DIR}/tests/exercises/check_main.cpp")
-target_link_libraries(workbook_exercise_main PUBLIC doctest::doctest workbook::common)
+# The checks' main() and reporter, the ledger that counts what the code under check holds (it
+# stands between the check binaries and the driver: tests/exercises/ledger.hpp), and the bookkeeping
+# tool (lint, proofs, progress table). An OBJECT library, so that every check binary has the
+# ledger's definitions of the driver's entry points whether or not its own code calls them.
+add_library(workbook_exercise_main OBJECT "${CMAKE_SOURCE_DIR}/tests/exercises/check_main.cpp"
+  "${CMAKE_SOURCE_DIR}/tests/exercises/ledger.cpp")
+target_link_libraries(workbook_exercise_main PUBLIC doctest::doctest workbook::common ${CMAKE_DL_LIBS})
 target_include_directories(workbook_exercise_main PUBLIC
   "${CMAKE_SOURCE_DIR}/tests" "${CMAKE_SOURCE_DIR}/tests/exercises" "${CMAKE_SOURCE_DIR}/lessons")
 add_executable(exercise_report "${CMAKE_SOURCE_DIR}/tests/exercises/exercise_report.cpp")
 target_link_libraries(exercise_report PRIVATE workbook::images)
+# The ledger itself, under the stub driver (no GPU): it counts calls and fails the one it is told to.
+if(WORKBOOK_STUB_DRIVER_DIR)
+  add_executable(ledger_tests "${CMAKE_SOURCE_DIR}/tests/exercises/ledger_test.cpp"
+    "${CMAKE_SOURCE_DIR}/tests/exercises/ledger.cpp")
+  target_link_libraries(ledger_tests PRIVATE workbook::test_main ${CMAKE_DL_LIBS})
+  add_test(NAME common.ledger COMMAND ledger_tests --no-version)
+  set_tests_properties(common.ledger PROPERTIES LABELS "cpu;common"
+    ENVIRONMENT_MODIFICATION "LD_LIBRARY_PATH=path_list_prepend:${WORKBOOK_STUB_DRIVER_DIR}")
+endif()
+
+# _workbook_exercise_binary(<target> <folder> <check object target> <sources>... [OPTIONS ...])
+# One check binary: the lesson's checks, linked with the exercise code in <sources>, set up as the
+# lesson's program is (its runtime sources, kernels, embedded image, libraries).
+function(_workbook_exercise_binary target folder check)
+  cmake_parse_arguments(PARSE_ARGV 3 B "" "OUTPUT_DIR;OUTPUT_NAME" "SOURCES;RUNTIME_SOURCES;KERNELS;EMBED;LIBRARIES")
+  add_executable(${target} $<TARGET_OBJECTS:${check}> ${B_SOURCES})
+  target_link_libraries(${target} PRIVATE workbook_exercise_main ${B_LIBRARIES})
+  target_include_directories(${target} PRIVATE "${CMAKE_SOURCE_DIR}/lessons/${folder}")
+  if(B_OUTPUT_DIR)
+    set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${B_OUTPUT_DIR}" OUTPUT_NAME "${B_OUTPUT_NAME}")
+  endif()
+  if(B_RUNTIME_SOURCES)
+    target_sources(${target} PRIVATE ${B_RUNTIME_SOURCES})
+    target_link_libraries(${target} PRIVATE CUDA::cudart)
+  endif()
+  foreach(kernel IN LISTS B_KERNELS)
+    add_dependencies(${target} kernel-${kernel})
+  endforeach()
+  if(B_EMBED)
+    list(GET B_EMBED 0 image)
+    list(GET B_EMBED 1 symbol)
+    workbook_embed_image(${target} "${WORKBOOK_KERNEL_DIR}/${image}" ${symbol})
+  endif()
+endfunction()
 
 # _workbook_add_exercises(<NN-name> <NN> <name_with_underscores> <lesson program>
 #   [SERIAL <exercise>...]  checks that measure time: ctest runs them with the GPU to themselves
@@ -38,65 +81,75 @@ function(_workbook_add_exercises folder nn slug_ program)
   cmake_parse_arguments(PARSE_ARGV 4 X "" "SANITIZER_FLAGS" "SERIAL;RUNTIME_SOURCES;KERNELS;EMBED;LIBRARIES")
   set(check_src "${CMAKE_SOURCE_DIR}/tests/exercises/exercise${nn}_${slug_}.cpp")
   set(learner "${CMAKE_SOURCE_DIR}/lessons/${folder}/exercises.cpp")
-  set(solution "${CMAKE_SOURCE_DIR}/tests/exercises/${folder}/solution.cpp")
-  set(wrong "${CMAKE_SOURCE_DIR}/tests/exercises/${folder}/wrong.cpp")
-  foreach(f IN ITEMS "${check_src}" "${solution}" "${wrong}")
-    if(NOT EXISTS "${f}")
-      message(FATAL_ERROR "lessons/${folder} has exercises.cpp, so ${f} must exist (cmake/WorkbookExercises.cmake)")
-    endif()
-  endforeach()
-
-  # The checks compile once and link three ways.
-  add_library(exercise${nn}_check OBJECT "${check_src}")
-  target_link_libraries(exercise${nn}_check PUBLIC workbook_exercise_main)
-  target_compile_definitions(exercise${nn}_check PRIVATE "WORKBOOK_EXERCISE_LESSON=\"${nn}\"")
-  if(X_LIBRARIES)
-    target_link_libraries(exercise${nn}_check PRIVATE ${X_LIBRARIES})
-  endif()
-  foreach(pair IN ITEMS "checks|${learner}" "solutions|${solution}" "wrong|${wrong}")
-    string(REPLACE "|" ";" pair "${pair}")
-    list(GET pair 0 variant)
-    list(GET pair 1 source)
-    set(target exercise${nn}_${variant})
-    add_executable(${target} $<TARGET_OBJECTS:exercise${nn}_check> "${source}")
-    target_link_libraries(${target} PRIVATE workbook_exercise_main)
-    target_include_directories(${target} PRIVATE "${CMAKE_SOURCE_DIR}/lessons/${folder}")
-    if(X_LIBRARIES)
-      target_link_libraries(${target} PRIVATE ${X_LIBRARIES})
-    endif()
-    if(X_RUNTIME_SOURCES)
-      target_sources(${target} PRIVATE ${X_RUNTIME_SOURCES})
-      target_link_libraries(${target} PRIVATE CUDA::cudart)
-    endif()
-    foreach(kernel IN LISTS X_KERNELS)
-      add_dependencies(${target} kernel-${kernel})
-    endforeach()
-    if(X_EMBED)
-      list(GET X_EMBED 0 image)
-      list(GET X_EMBED 1 symbol)
-      workbook_embed_image(${target} "${WORKBOOK_KERNEL_DIR}/${image}" ${symbol})
-    endif()
-  endforeach()
-  if(X_RUNTIME_SOURCES)
-    target_include_directories(exercise${nn}_check PRIVATE "${CMAKE_SOURCE_DIR}/lessons/${folder}")
+  set(dir "${CMAKE_SOURCE_DIR}/tests/exercises/${folder}")
+  if(NOT EXISTS "${check_src}")
+    message(FATAL_ERROR "lessons/${folder} has exercises.cpp, so ${check_src} must exist (cmake/WorkbookExercises.cmake)")
   endif()
 
-  # One ctest entry per exercise: ctest -R exercise05 checks lesson 05's.
+  # The exercises, in the check file's order: one ctest entry each (ctest -R exercise05 checks
+  # lesson 05's).
   file(READ "${check_src}" text)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${check_src}" "${learner}")
   string(REGEX MATCHALL "\nEXERCISE\\(\"[a-z0-9-]+\",[ \n]*\"[^\"]*\"" found "${text}")
   if(NOT found)
     message(FATAL_ERROR "${check_src}: no EXERCISE(\"name\", \"title\", \"hint\") block")
   endif()
-  set(use checks)
-  if(WORKBOOK_EXERCISES_USE STREQUAL "solutions")
-    set(use solutions)
-  endif()
   set(names "")
+  set(titles "")
   foreach(entry IN LISTS found)
     string(REGEX REPLACE "^\nEXERCISE\\(\"([a-z0-9-]+)\",[ \n]*\"([^\"]*)\"$" "\\1" name "${entry}")
     string(REGEX REPLACE "^\nEXERCISE\\(\"([a-z0-9-]+)\",[ \n]*\"([^\"]*)\"$" "\\2" title "${entry}")
     list(APPEND names "${name}")
+    set(title_${name} "${title}")
+  endforeach()
+
+  set(setup RUNTIME_SOURCES ${X_RUNTIME_SOURCES} KERNELS ${X_KERNELS} EMBED ${X_EMBED} LIBRARIES ${X_LIBRARIES})
+  # The checks compile once and link with each body of exercise code.
+  add_library(exercise${nn}_check OBJECT "${check_src}")
+  target_link_libraries(exercise${nn}_check PUBLIC workbook_exercise_main ${X_LIBRARIES})
+  target_compile_definitions(exercise${nn}_check PRIVATE "WORKBOOK_EXERCISE_LESSON=\"${nn}\"")
+  if(X_RUNTIME_SOURCES)
+    target_include_directories(exercise${nn}_check PRIVATE "${CMAKE_SOURCE_DIR}/lessons/${folder}")
+  endif()
+  _workbook_exercise_binary(exercise${nn}_checks ${folder} exercise${nn}_check SOURCES "${learner}" ${setup})
+
+  set(build_solutions ${WORKBOOK_PROOFS})
+  if(WORKBOOK_EXERCISES_USE STREQUAL "solutions")
+    set(build_solutions ON)
+  endif()
+  set(solution_objects "")
+  if(build_solutions)
+    # Each exercise's solution compiles once: the solutions binary and every variant of the other
+    # exercises link it.
+    # TRANSITION (removed once every lesson has solution/): a lesson still in one solution.cpp.
+    if(NOT IS_DIRECTORY "${dir}/solution")
+      add_library(exercise${nn}_solution_all OBJECT "${dir}/solution.cpp")
+      target_link_libraries(exercise${nn}_solution_all PRIVATE workbook::common ${X_LIBRARIES})
+      target_include_directories(exercise${nn}_solution_all PRIVATE "${CMAKE_SOURCE_DIR}/lessons/${folder}")
+      list(APPEND solution_objects "$<TARGET_OBJECTS:exercise${nn}_solution_all>")
+      set(names_with_solutions "")
+    else()
+      set(names_with_solutions ${names})
+    endif()
+    foreach(name IN LISTS names_with_solutions)
+      set(src "${dir}/solution/${name}.cpp")
+      if(NOT EXISTS "${src}")
+        message(FATAL_ERROR "exercise${nn}.${name} has no reference solution: ${src} must exist (cmake/WorkbookExercises.cmake)")
+      endif()
+      add_library(exercise${nn}_solution_${name} OBJECT "${src}")
+      target_link_libraries(exercise${nn}_solution_${name} PRIVATE workbook::common ${X_LIBRARIES})
+      target_include_directories(exercise${nn}_solution_${name} PRIVATE "${CMAKE_SOURCE_DIR}/lessons/${folder}"
+        "${CMAKE_SOURCE_DIR}/tests/exercises" "${CMAKE_SOURCE_DIR}/tests")
+      list(APPEND solution_objects "$<TARGET_OBJECTS:exercise${nn}_solution_${name}>")
+    endforeach()
+    _workbook_exercise_binary(exercise${nn}_solutions ${folder} exercise${nn}_check SOURCES ${solution_objects} ${setup})
+  endif()
+
+  set(use checks)
+  if(WORKBOOK_EXERCISES_USE STREQUAL "solutions")
+    set(use solutions)
+  endif()
+  foreach(name IN LISTS names)
     set(serial "")
     if(name IN_LIST X_SERIAL)
       set(serial SERIAL)
@@ -105,7 +158,39 @@ function(_workbook_add_exercises folder nn slug_ program)
       COMMAND $<TARGET_FILE:exercise${nn}_${use}> --test-suite=${name})
     set_property(TEST exercise${nn}.${name} APPEND PROPERTY FIXTURES_REQUIRED exercise-results)
     set_property(TEST exercise${nn}.${name} PROPERTY ENVIRONMENT "WORKBOOK_EXERCISE_RESULTS=${WORKBOOK_EXERCISE_RESULTS}")
-    set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISES "${nn}.${name}=${title}")
+    set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISES "${nn}.${name}=${title_${name}}")
+  endforeach()
+  if(NOT build_solutions)
+    return()
+  endif()
+  # The sanitize target runs the checks on the solutions (a skipped multi-device exercise exits 77).
+  set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_SANITIZE
+    "exercise${nn}_solutions\t\t\t${X_SANITIZER_FLAGS}\t$<TARGET_FILE:exercise${nn}_solutions>\t--no-version")
+  if(NOT WORKBOOK_PROOFS)
+    return()
+  endif()
+
+  # Every wrong variant: the solutions, with one exercise's replaced by the variant.
+  file(GLOB variants RELATIVE "${dir}/wrong" CONFIGURE_DEPENDS "${dir}/wrong/*.cpp")
+  list(SORT variants COMPARE NATURAL)
+  set(variant_args "")
+  foreach(file IN LISTS variants)
+    if(NOT file MATCHES "^([a-z0-9-]+)\\.([0-9]+)\\.cpp$" OR NOT CMAKE_MATCH_1 IN_LIST names)
+      message(FATAL_ERROR "tests/exercises/${folder}/wrong/${file}: a wrong variant is named <exercise>.<n>.cpp after one of this lesson's exercises (${names})")
+    endif()
+    set(name "${CMAKE_MATCH_1}")
+    set(variant "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}")
+    set(others "")
+    foreach(other IN LISTS names)
+      if(NOT other STREQUAL name)
+        list(APPEND others "$<TARGET_OBJECTS:exercise${nn}_solution_${other}>")
+      endif()
+    endforeach()
+    _workbook_exercise_binary(exercise${nn}_wrong_${variant} ${folder} exercise${nn}_check
+      OUTPUT_DIR "${CMAKE_BINARY_DIR}/proofs/${nn}" OUTPUT_NAME "${variant}"
+      SOURCES "${dir}/wrong/${file}" ${others} ${setup})
+    target_include_directories(exercise${nn}_wrong_${variant} PRIVATE "${CMAKE_SOURCE_DIR}/tests/exercises")
+    list(APPEND variant_args "${variant}=$<TARGET_FILE:exercise${nn}_wrong_${variant}>")
   endforeach()
 
   # The proofs that the checks are honest, run by the test workflow beside the lessons' suites.
@@ -114,19 +199,16 @@ function(_workbook_add_exercises folder nn slug_ program)
   if(X_SERIAL)
     set(serial SERIAL)
   endif()
-  foreach(proof IN ITEMS "solutions|done|solutions|" "wrong|failed|wrong|" "starting|not-done|checks|--starting;${learner}")
-    string(REPLACE "|" ";" proof "${proof}")
-    list(GET proof 0 what)
-    list(GET proof 1 expect)
-    list(GET proof 2 variant)
-    list(SUBLIST proof 3 -1 extra)
-    _workbook_gpu_test(proof${nn}.${what} "gpu;proof;proof${nn}" ${serial}
-      COMMAND $<TARGET_FILE:exercise_report> proof ${expect} "${CMAKE_BINARY_DIR}/proof-results/${nn}-${what}"
-              ${nn} "${names}" ${extra} -- $<TARGET_FILE:exercise${nn}_${variant}>)
-  endforeach()
-  # The sanitize target runs the checks on the solutions (a skipped multi-device exercise exits 77).
-  set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_SANITIZE
-    "exercise${nn}_solutions\t\t\t${X_SANITIZER_FLAGS}\t$<TARGET_FILE:exercise${nn}_solutions>\t--no-version")
+  set(results "${CMAKE_BINARY_DIR}/proof-results/${nn}")
+  _workbook_gpu_test(proof${nn}.solutions "gpu;proof;proof${nn}" ${serial}
+    COMMAND $<TARGET_FILE:exercise_report> proof done "${results}-solutions" ${nn} "${names}"
+            -- $<TARGET_FILE:exercise${nn}_solutions>)
+  _workbook_gpu_test(proof${nn}.starting "gpu;proof;proof${nn}" ${serial}
+    COMMAND $<TARGET_FILE:exercise_report> proof not-done "${results}-starting" ${nn} "${names}"
+            --starting "${learner}" -- $<TARGET_FILE:exercise${nn}_checks>)
+  _workbook_gpu_test(proof${nn}.wrong "gpu;proof;proof${nn}" ${serial}
+    COMMAND $<TARGET_FILE:exercise_report> wrong "${results}-wrong" ${nn} "${dir}/wrong" -- ${variant_args})
+  set_property(GLOBAL APPEND PROPERTY WORKBOOK_PROVEN_LESSONS ${nn})
 endfunction()
 
 # After the manifest: the results folder's reset and the progress table around the exercise checks,
@@ -137,6 +219,13 @@ function(_workbook_finish_exercises lessons)
   get_property(entries GLOBAL PROPERTY WORKBOOK_EXERCISES)
   add_test(NAME exercises.progress COMMAND exercise_report progress "${WORKBOOK_EXERCISE_RESULTS}" ${entries})
   set_tests_properties(exercises.progress PROPERTIES FIXTURES_CLEANUP exercise-results LABELS "exercise")
+  if(WORKBOOK_PROOFS)
+    # The course's count of wrong variants and how many the checks caught, after every proofNN.wrong.
+    get_property(numbers GLOBAL PROPERTY WORKBOOK_PROVEN_LESSONS)
+    list(TRANSFORM numbers REPLACE "^([0-9]+)$" "proof\\1.wrong" OUTPUT_VARIABLE proofs)
+    add_test(NAME proofs.summary COMMAND exercise_report summary "${CMAKE_BINARY_DIR}/proof-results" ${numbers})
+    set_tests_properties(proofs.summary PROPERTIES LABELS "proof" DEPENDS "${proofs}" SKIP_RETURN_CODE 77)
+  endif()
   add_test(NAME exercises.lint COMMAND exercise_report lint "${CMAKE_SOURCE_DIR}" ${lessons})
   set_tests_properties(exercises.lint PROPERTIES LABELS "cpu;docs")
 endfunction()

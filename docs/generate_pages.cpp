@@ -335,7 +335,8 @@ std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<
       "A check that passes says `done`; one not started says `not done` and prints its hint; a wrong answer says "
       "`FAILED` with the assertion that failed. `cmake --workflow --preset exercises` checks every lesson's and "
       "ends with the progress table. The reference solutions are in `tests/exercises/" + l.folder +
-      "/solution.cpp`: look only once yours passes.\n\n";
+      "/solution/`, one file per exercise, and beside them, in `wrong/`, the mistakes each check is proven to "
+      "catch: look only once yours passes.\n\n";
   for (const auto& t : tasks) {
     const auto c = checks.find(t.name);
     md += "### " + std::to_string(t.number) + ". " + t.title + " {#" + l.page() + "_exercise_" + slugOf(t.name) + "}\n\n";

@@ -14,10 +14,12 @@
 #include <doctest/doctest.h>
 
 #include "exercise.hpp"
+#include "ledger.hpp"
 #include "support.hpp"
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace wbx {
 
@@ -46,6 +48,11 @@ struct ChildResult {
   std::string output;
 };
 ChildResult runInChild(const std::string& testCase, unsigned limitSeconds = 60);
+
+// The calling thread's context stack, top first (empty: no current context). Read by popping every
+// context and pushing them back, so it leaves the stack as it found it: what a check compares
+// before and after the learner's function, to see that the caller's stack was restored.
+std::vector<CUcontext> contextStack();
 
 }  // namespace wbx
 

@@ -46,6 +46,17 @@ void needDevices(int count) {
     throw Skipped("needs " + std::to_string(count) + " CUDA devices, this machine has " + std::to_string(have));
 }
 
+std::vector<CUcontext> contextStack() {
+  std::vector<CUcontext> stack;
+  for (CUcontext top = wbt::current(); top; top = wbt::current()) {
+    CUcontext popped = nullptr;
+    CU_CHECK(cuCtxPopCurrent(&popped));
+    stack.push_back(popped);
+  }
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) CU_CHECK(cuCtxPushCurrent(*it));
+  return stack;
+}
+
 ChildResult runInChild(const std::string& testCase, unsigned limitSeconds) {
   const wb::ProcessEnd end = wb::runProcess({wb::selfPath(), "--test-case=" + testCase, "--no-version"},
                                             {"WORKBOOK_CHILD=1", "WORKBOOK_EXERCISE_RESULTS"}, limitSeconds);

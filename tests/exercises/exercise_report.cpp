@@ -3,17 +3,24 @@
 //   exercise_report lint <source dir> <NN-name>...
 //       every lesson has its exercises: the learner's file (each exercise with its task, its check,
 //       where it is taught, the starting body), a check with the same name and title and a hint, a
-//       reference solution and a wrong variant for each, and the page section.
-//   exercise_report proof <done|failed|not-done> <results dir> <NN> <name,...> [--starting <file>]
+//       reference solution and at least three wrong variants for each, and the page section.
+//   exercise_report proof <done|not-done> <results dir> <NN> <name,...> [--starting <file>]
 //                   -- <check binary> [args]
-//       runs a lesson's check binary built against the solutions, the wrong variants or the starting
-//       files, and holds it to what that build must show: every exercise done, every one failed,
-//       every case not done. A check that passes a wrong variant fails this test.
+//       runs a lesson's check binary built against the solutions or the starting files, and holds
+//       it to what that build must show: every exercise done, or every case not done.
+//   exercise_report wrong <results dir> <NN> <wrong folder> -- <exercise>.<n>=<binary>...
+//       runs each wrong variant's binary on its own exercise's check, which must fail or crash:
+//       a variant that is done or not done is a mistake the check lets through. Prints one line per
+//       variant and the lesson's count: variants, caught, skipped (those only two devices catch, on
+//       a machine with one).
+//   exercise_report summary <proof results dir> <NN>...
+//       after the proofs: every lesson's count of variants, caught, skipped, missed, and the total.
 //   exercise_report progress <results dir> <NN.name=title>...
 //       the learner's table: each exercise done / not done / failed / skipped / not run, and the count.
 #include "exercise_file.hpp"
 #include "process.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +48,84 @@ std::vector<std::string> split(const std::string& s, char by) {
   return out;
 }
 
+// A wrong variant, as its file states it: "// Wrong: <the mistake>" first, and a line
+// "// Two devices: <why>" where only a machine with two GPUs can tell it from the solution.
+struct Variant {
+  std::string id, exercise, mistake, twoDevices;  // id: <exercise>.<n>
+  int number = 0;
+};
+
+bool readVariant(const fs::path& file, Variant& v, std::string& why) {
+  const std::string name = file.filename().string();
+  char exercise[128] = {0};
+  int used = 0;
+  if (std::sscanf(name.c_str(), "%127[a-z0-9-].%d.cpp%n", exercise, &v.number, &used) < 2 ||
+      static_cast<size_t>(used) != name.size() || v.number < 1)
+    return why = name + ": a wrong variant is named <exercise>.<n>.cpp", false;
+  v.exercise = exercise, v.id = v.exercise + "." + std::to_string(v.number);
+  std::ifstream in(file);
+  std::string line;
+  if (!std::getline(in, line) || line.rfind("// Wrong: ", 0) != 0 || line.size() < 30)
+    return why = name + ": its first line must say the mistake: \"// Wrong: ...\"", false;
+  v.mistake = line.substr(10);
+  while (std::getline(in, line) && line.rfind("//", 0) == 0)
+    if (line.rfind("// Two devices: ", 0) == 0) v.twoDevices = line.substr(16);
+  return true;
+}
+
+std::vector<Variant> readVariants(const fs::path& folder, std::vector<std::string>& problems) {
+  std::vector<Variant> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    Variant v;
+    std::string why;
+    if (entry.path().extension() != ".cpp") continue;
+    if (readVariant(entry.path(), v, why))
+      out.push_back(v);
+    else
+      problems.push_back(why);
+  }
+  std::sort(out.begin(), out.end(), [](const Variant& a, const Variant& b) {
+    return a.exercise != b.exercise ? a.exercise < b.exercise : a.number < b.number;
+  });
+  return out;
+}
+
+// Each exercise has its solution (solution/<x>.cpp) and at least three wrong variants
+// (wrong/<x>.1.cpp, .2, ...), each a different mistake said in its first line.
+void lintAnswers(const std::string& folder, const std::string& nn, const fs::path& answers,
+                 const std::vector<wbx::ExerciseText>& tasks, std::vector<std::string>& problems) {
+  std::map<std::string, std::vector<int>> numbers;
+  std::vector<std::string> found;
+  for (const Variant& v : readVariants(answers / "wrong", found)) numbers[v.exercise].push_back(v.number);
+  for (const auto& p : found) problems.push_back(folder + ": wrong/" + p);
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(answers / "solution", ec)) {
+    const std::string stem = entry.path().stem().string();
+    bool known = false;
+    for (const auto& t : tasks) known = known || t.name == stem;
+    if (!known) problems.push_back(folder + ": solution/" + entry.path().filename().string() + " is no exercise's solution");
+  }
+  for (const auto& t : tasks) {
+    const fs::path solution = answers / "solution" / (t.name + ".cpp");
+    if (!fs::exists(solution))
+      problems.push_back(folder + ": " + t.name + " has no reference solution (solution/" + t.name + ".cpp)");
+    else if (readFile(solution).find("namespace ex" + nn) == std::string::npos)
+      problems.push_back(folder + ": solution/" + t.name + ".cpp does not define namespace ex" + nn);
+    std::vector<int>& n = numbers[t.name];
+    if (n.size() < 3)
+      problems.push_back(folder + ": " + t.name + " has " + std::to_string(n.size()) + " wrong variants; an exercise has at least three");
+    for (size_t k = 0; k < n.size(); ++k)
+      if (n[k] != static_cast<int>(k + 1))
+        problems.push_back(folder + ": " + t.name + "'s wrong variants are not numbered 1 to " + std::to_string(n.size())), k = n.size();
+    numbers.erase(t.name);
+  }
+  for (const auto& [name, n] : numbers)
+    problems.push_back(folder + ": wrong/" + name + ".*.cpp: no exercise is named " + name);
+  for (const char* old : {"solution.cpp", "wrong.cpp"})
+    if (fs::exists(answers / old)) problems.push_back(folder + ": " + old + " is left over: solutions are solution/<exercise>.cpp");
+}
+
 int lint(const fs::path& source, const std::vector<std::string>& lessons) {
   std::vector<std::string> problems;
   int exercises = 0;
@@ -51,10 +136,9 @@ int lint(const fs::path& source, const std::vector<std::string>& lessons) {
     const fs::path learner = source / "lessons" / folder / "exercises.cpp";
     const fs::path header = source / "lessons" / folder / "exercises.hpp";
     const fs::path check = source / "tests/exercises" / ("exercise" + nn + "_" + slug + ".cpp");
-    const fs::path solution = source / "tests/exercises" / folder / "solution.cpp";
-    const fs::path wrong = source / "tests/exercises" / folder / "wrong.cpp";
+    const fs::path answers = source / "tests/exercises" / folder;
     bool missing = false;
-    for (const fs::path& f : {learner, header, check, solution, wrong})
+    for (const fs::path& f : {learner, header, check, answers / "solution", answers / "wrong"})
       if (!fs::exists(f)) problems.push_back(folder + ": " + fs::relative(f, source).string() + " is missing"), missing = true;
     if (missing) continue;
 
@@ -68,9 +152,6 @@ int lint(const fs::path& source, const std::vector<std::string>& lessons) {
       problems.push_back(folder + ": exercises.cpp is not a starting file (" + why + ")");
     std::map<std::string, wbx::CheckText> byName;
     for (const auto& c : checks) byName[c.name] = c;
-    const std::string solutionText = readFile(solution), wrongText = readFile(wrong);
-    size_t wrongs = 0;
-    for (size_t at = 0; (at = wrongText.find("// Wrong: ", at)) != std::string::npos; ++at) ++wrongs;
     for (const auto& t : tasks) {
       const auto c = byName.find(t.name);
       if (c == byName.end()) {
@@ -83,11 +164,7 @@ int lint(const fs::path& source, const std::vector<std::string>& lessons) {
       byName.erase(c);
     }
     for (const auto& [name, c] : byName) problems.push_back(folder + ": check " + name + " has no exercise in exercises.cpp");
-    if (wrongs != tasks.size())
-      problems.push_back(folder + ": wrong.cpp has " + std::to_string(wrongs) + " \"// Wrong: \" variants for " +
-                         std::to_string(tasks.size()) + " exercises");
-    if (solutionText.find("namespace ex" + nn) == std::string::npos)
-      problems.push_back(folder + ": solution.cpp does not define namespace ex" + nn);
+    lintAnswers(folder, nn, answers, tasks, problems);
     const std::string page = readFile(source / "lessons" / folder / "lesson.md");
     if (page.find("@EXERCISES@") == std::string::npos)
       problems.push_back(folder + ": lesson.md has no @EXERCISES@ line (where the page's Exercises section goes)");
@@ -166,6 +243,84 @@ int proof(const std::string& expect, const fs::path& dir, const std::string& nn,
   return 0;
 }
 
+// Runs every wrong variant's binary on its own exercise's check. Caught: the check failed, or the
+// binary crashed or hung (ended by its time limit). Not caught: done (the check let the mistake
+// through) or not done (the variant is incomplete). Skipped: only where the variant says that two
+// devices are needed to see its mistake, and the check skipped for want of them.
+int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, const std::vector<std::string>& binaries) {
+  std::vector<std::string> problems;
+  std::map<std::string, Variant> byId;
+  for (const Variant& v : readVariants(folder, problems)) byId[v.id] = v;
+  for (const auto& p : problems) std::printf("PROOF FAILED: %s\n", p.c_str());
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  int caught = 0, skipped = 0, missed = 0;
+  for (const std::string& arg : binaries) {
+    const auto eq = arg.find('=');
+    const std::string id = arg.substr(0, eq), binary = arg.substr(eq + 1);
+    const auto known = byId.find(id);
+    if (eq == std::string::npos || known == byId.end()) {
+      std::printf("PROOF FAILED: %s is not a variant in %s\n", arg.c_str(), folder.c_str()), ++missed;
+      continue;
+    }
+    const Variant& v = known->second;
+    const fs::path results = dir / id;
+    fs::create_directories(results);
+    const wb::ProcessEnd end = wb::runProcess({binary, "--test-suite=" + v.exercise},
+                                              {"WORKBOOK_EXERCISE_RESULTS=" + results.string()}, 120);
+    Recorded r;
+    const bool have = readResult(results / (nn + "." + v.exercise + ".txt"), r);
+    std::string verdict, detail = r.detail;
+    if (end.signal || end.timedOut)
+      verdict = "caught", detail = end.timedOut ? "the check hung and was ended at 120 s" : "the check crashed (signal " + std::to_string(end.signal) + ")";
+    else if (!have)
+      verdict = end.code != 0 ? "caught" : "MISSED", detail = "exit " + std::to_string(end.code) + " without a result";
+    else if (r.status == "failed")
+      verdict = "caught";
+    else if (r.status == "skipped" && !v.twoDevices.empty())
+      verdict = "skipped";
+    else
+      verdict = "MISSED", detail = "the check says " + r.status + (r.status == "skipped" ? " (" + r.detail + ")" : "");
+    caught += verdict == "caught", skipped += verdict == "skipped", missed += verdict == "MISSED";
+    std::printf("%-8s wrong/%s.cpp: %s\n", verdict.c_str(), id.c_str(), v.mistake.c_str());
+    if (verdict != "caught" || !detail.empty()) std::printf("         %s\n", detail.c_str());
+    if (verdict == "MISSED") std::printf("%s", end.output.c_str());
+    byId.erase(known);
+  }
+  for (const auto& [id, v] : byId) std::printf("PROOF FAILED: wrong/%s.cpp was not built\n", id.c_str()), ++missed;
+  const int total = caught + skipped + missed;
+  std::printf("\nlesson %s: %d variants, %d caught, %d skipped (two devices needed), %d missed\n", nn.c_str(), total,
+              caught, skipped, missed);
+  std::ofstream(dir / "summary.txt") << "lesson " << nn << " variants " << total << " caught " << caught << " skipped "
+                                     << skipped << " missed " << missed << "\n";
+  if (total == 0) std::printf("PROOF FAILED: lesson %s has no wrong variants\n", nn.c_str());
+  return missed || !problems.empty() || total == 0 ? 1 : 0;
+}
+
+// After every lesson's proofNN.wrong: the course's count, from their summary files.
+int summary(const fs::path& dir, const std::vector<std::string>& lessons) {
+  long totals[4] = {0, 0, 0, 0};  // variants, caught, skipped, missed
+  int read = 0;
+  for (const std::string& nn : lessons) {
+    std::ifstream in(dir / (nn + "-wrong") / "summary.txt");
+    std::string word, lesson;
+    long v = 0, c = 0, s = 0, m = 0;
+    if (!(in >> word >> lesson >> word >> v >> word >> c >> word >> s >> word >> m)) {
+      std::printf("lesson %s: no result (its proof%s.wrong did not run)\n", nn.c_str(), nn.c_str());
+      continue;
+    }
+    ++read, totals[0] += v, totals[1] += c, totals[2] += s, totals[3] += m;
+    std::printf("lesson %s: %ld variants, %ld caught, %ld skipped, %ld missed\n", nn.c_str(), v, c, s, m);
+  }
+  if (read == 0) {
+    std::printf("SKIPPED: no proofNN.wrong ran (they need a GPU)\n");
+    return 77;
+  }
+  std::printf("\n%d lessons: %ld wrong variants, %ld caught, %ld skipped (two devices needed), %ld missed\n", read,
+              totals[0], totals[1], totals[2], totals[3]);
+  return totals[3] || read != static_cast<int>(lessons.size()) ? 1 : 0;
+}
+
 int progress(const fs::path& dir, const std::vector<std::string>& entries) {
   int done = 0, ran = 0;
   std::printf("\n%-36s %-9s %s\n", "exercise", "status", "title");
@@ -185,7 +340,9 @@ int progress(const fs::path& dir, const std::vector<std::string>& entries) {
 
 int usage() {
   std::fprintf(stderr, "usage: exercise_report lint <source dir> <NN-name>...\n"
-                       "       exercise_report proof <done|failed|not-done> <results dir> <NN> <names> [--starting <file>] -- <binary> [args]\n"
+                       "       exercise_report proof <done|not-done> <results dir> <NN> <names> [--starting <file>] -- <binary> [args]\n"
+                       "       exercise_report wrong <results dir> <NN> <wrong folder> -- <exercise>.<n>=<binary>...\n"
+                       "       exercise_report summary <proof results dir> <NN>...\n"
                        "       exercise_report progress <results dir> <NN.name=title>...\n");
   return 64;
 }
@@ -201,8 +358,11 @@ int main(int argc, char** argv) {
     size_t i = 5;
     if (args[i] == "--starting" && i + 1 < args.size()) starting = args[i + 1], i += 2;
     if (i >= args.size() || args[i] != "--" || i + 1 >= args.size()) return usage();
-    if (args[1] != "done" && args[1] != "failed" && args[1] != "not-done") return usage();
+    if (args[1] != "done" && args[1] != "not-done") return usage();
     return proof(args[1], args[2], args[3], split(args[4], ','), starting, {args.begin() + i + 1, args.end()});
   }
+  if (args.size() >= 2 && args[0] == "summary") return summary(args[1], {args.begin() + 2, args.end()});
+  if (args.size() >= 5 && args[0] == "wrong" && args[4] == "--")
+    return wrong(args[1], args[2], args[3], {args.begin() + 5, args.end()});
   return usage();
 }

@@ -1,9 +1,7 @@
-// Reference solutions of lesson 05's exercises.
+// Reference solution of lesson 05's exercise staging-copy (lessons/05-memory/exercises.cpp).
 #include "exercises.hpp"
 
 #include <cstring>
-#include <stdexcept>
-#include <string>
 
 namespace ex05 {
 
@@ -59,54 +57,6 @@ StagingUploader::~StagingUploader() {
     cuEventDestroy(s.copied);
     cuMemFreeHost(s.host);
   }
-}
-
-// The counts are elements. The value's bytes go into an integer of the element's size with memcpy,
-// so they land in memory in the same order (and no type is punned). An 8-byte element is two 4-byte
-// words: a 2D memset with rows 8 bytes apart sets one word in each, first the low ones, then the
-// high ones.
-void fillElements(CUdeviceptr dst, const void* value, size_t elementSize, size_t count) {
-  switch (elementSize) {
-    case 1: {
-      unsigned char v = 0;
-      std::memcpy(&v, value, 1);
-      CU_CHECK(cuMemsetD8(dst, v, count));
-      return;
-    }
-    case 2: {
-      unsigned short v = 0;
-      std::memcpy(&v, value, 2);
-      CU_CHECK(cuMemsetD16(dst, v, count));
-      return;
-    }
-    case 4: {
-      unsigned int v = 0;
-      std::memcpy(&v, value, 4);
-      CU_CHECK(cuMemsetD32(dst, v, count));
-      return;
-    }
-    case 8: {
-      unsigned int half[2] = {0, 0};
-      std::memcpy(half, value, 8);
-      CU_CHECK(cuMemsetD2D32(dst, 8, half[0], 1, count));
-      CU_CHECK(cuMemsetD2D32(dst + 4, 8, half[1], 1, count));
-      return;
-    }
-    default:
-      throw std::invalid_argument("fillElements: an element is 1, 2, 4 or 8 bytes, not " + std::to_string(elementSize));
-  }
-}
-
-// With unified addressing every allocation the driver made or registered has a place in one address
-// space, so the address alone says what it is, whichever context made it. Pinned host memory is
-// known to the driver too: what tells it from device memory is its type, not that the driver knows
-// it. Memory the driver never saw is CUDA_ERROR_INVALID_VALUE: an answer, not a failure.
-MemoryKind memoryKind(const void* p) {
-  unsigned type = 0;
-  const CUresult rc = cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(p));
-  if (rc == CUDA_ERROR_INVALID_VALUE) return MemoryKind::PageableHost;
-  CU_CHECK(rc);
-  return type == CU_MEMORYTYPE_HOST ? MemoryKind::PinnedHost : MemoryKind::Device;
 }
 
 }  // namespace ex05
