@@ -17,6 +17,21 @@
 
 namespace wbt {
 
+namespace detail {
+inline std::string& skipReason() {
+  static std::string reason;
+  return reason;
+}
+}  // namespace detail
+
+// Marks the running case skipped, with the reason (a device without the feature it needs): the
+// case is then not counted as passed, the [suites] lines say why, and a process whose cases were
+// all skipped exits 77, which ctest shows as skipped. Return from the case after calling it.
+inline void skipCase(const std::string& why) {
+  detail::skipReason() = why;
+  MESSAGE("skipped: " << why);
+}
+
 inline int initDriver() {
   CU_CHECK(cuInit(0));
   int count = 0;
