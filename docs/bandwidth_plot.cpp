@@ -5,7 +5,7 @@
 // Text and axes are drawn in currentColor on a transparent background, so the inlined plot
 // follows the site's light and dark themes. Colour tells pinned from pageable; the line style
 // tells the direction (solid: to the device, dashed: back), and the markers differ too, so two
-// lines that coincide stay readable.
+// lines that coincide stay readable. A row "0,limit,<link>,0,<GB/s>" draws the link's limit across.
 //
 //   bandwidth-plot <in.csv> <lesson05.txt> <out.svg>
 #include <algorithm>
@@ -63,6 +63,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::map<std::string, std::vector<Point>> series;  // "HtoD pinned" -> points
+  double limit = 0;
+  std::string limitLabel;
   std::string line;
   std::getline(in, line);  // header
   if (line.rfind("bytes,direction,host_memory", 0) != 0) {
@@ -75,7 +77,10 @@ int main(int argc, char** argv) {
     if (!std::getline(ss, bytes, ',') || !std::getline(ss, dir, ',') || !std::getline(ss, host, ',') ||
         !std::getline(ss, ms, ',') || !std::getline(ss, gbps, ','))
       continue;
-    series[dir + " " + host].push_back({std::stod(bytes), std::stod(gbps)});
+    if (dir == "limit")  // the link's limit, as NVML reported it: a line across the plot
+      limit = std::stod(gbps), limitLabel = host;
+    else
+      series[dir + " " + host].push_back({std::stod(bytes), std::stod(gbps)});
   }
   if (series.empty()) {
     std::fprintf(stderr, "bandwidth-plot: no rows in %s\n", argv[1]);
@@ -91,7 +96,7 @@ int main(int argc, char** argv) {
       maxG = std::max(maxG, p.gbps);
     }
   }
-  const double top = std::ceil(maxG / 10.0) * 10.0;
+  const double top = std::ceil(std::max(maxG, limit) / 10.0) * 10.0;
   const int W = 760, H = 440, left = 70, right = 190, upper = 40, lower = 60;
   const double plotW = W - left - right, plotH = H - upper - lower;
   const auto x = [&](double b) { return left + plotW * (std::log2(b) - std::log2(minB)) / (std::log2(maxB) - std::log2(minB)); };
@@ -118,6 +123,13 @@ int main(int argc, char** argv) {
       << "transfer size (log scale)</text>\n";
   out << "<text transform=\"translate(20," << upper + plotH / 2 << ") rotate(-90)\" text-anchor=\"middle\" "
       << "fill=\"currentColor\">GB/s</text>\n";
+  char limitText[32];
+  std::snprintf(limitText, sizeof limitText, "%.1f", limit);
+  if (limit > 0)
+    out << "<line x1=\"" << left << "\" x2=\"" << left + plotW << "\" y1=\"" << y(limit) << "\" y2=\"" << y(limit)
+        << "\" stroke=\"currentColor\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n<text x=\"" << left + 6
+        << "\" y=\"" << y(limit) - 6 << "\" fill=\"currentColor\">the link: " << limitLabel << ", " << limitText
+        << " GB/s per direction</text>\n";
   // Pinned blue, pageable orange; to the device solid with circles, back dashed with squares. The
   // solid lines are drawn wider underneath, so a dashed line on top of one stays visible.
   struct Style { const char* color; bool dashed; };

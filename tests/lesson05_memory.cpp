@@ -1,4 +1,5 @@
 // Lesson 05's claims about device and host memory, memset and memcpy, and copy bandwidth.
+#include "nvml.hpp"
 #include "support.hpp"
 
 #include <algorithm>
@@ -239,12 +240,23 @@ TEST_SUITE("bandwidth") {
       std::sort(ms.begin(), ms.end());
       return ms[ms.size() / 2];
     };
+    // The link NVML reports bounds every copy: none may move bytes faster than the wire carries.
+    char busId[32] = {0};
+    CU_CHECK(cuDeviceGetPCIBusId(busId, sizeof busId, wbt::device(0)));
+    std::string why;
+    const auto link = wb::nvml::pcieLink(busId, why);
+    if (!link) MESSAGE("no link limit to compare with: " << why);
     for (bool toDevice : {true, false}) {
       CAPTURE(toDevice);
       const float pinnedMs = medianMs(toDevice, pinned.get());
       const float pageableMs = medianMs(toDevice, pageable.data());
       MESSAGE((toDevice ? "HtoD" : "DtoH") << " 64 MiB: pinned " << pinnedMs << " ms, pageable " << pageableMs << " ms");
       CHECK(pinnedMs < pageableMs);
+      if (link && link->bytesPerSecond() > 0) {
+        const double pinnedBytesPerSecond = bytes / (pinnedMs * 1e-3);
+        CAPTURE(link->describe());
+        CHECK(pinnedBytesPerSecond <= link->bytesPerSecond() * 1.01);
+      }
     }
     cuEventDestroy(start);
     cuEventDestroy(stop);

@@ -5,19 +5,23 @@
 // counts are elements, not bytes; round trips HtoD / DtoD / DtoH checked element by element; what
 // the driver knows about a pointer; why a pinned host pointer can stand where a device pointer is
 // expected (unified addressing); the errors of a double free and of asking for more than the
-// device has; and a measured table of copy bandwidth, pinned against pageable, 4 KiB to 256 MiB.
+// device has; and a measured table of copy bandwidth, pinned against pageable, 4 KiB to 256 MiB,
+// against the limit of the PCIe link that NVML reports.
 //
 // APIs: cuMemAlloc, cuMemFree, cuMemGetInfo, cuMemGetAddressRange, cuMemAllocHost, cuMemFreeHost,
 //       cuMemHostGetFlags, cuMemHostGetDevicePointer, cuMemsetD8/D16/D32, cuMemcpyHtoD/DtoH/DtoD,
-//       cuPointerGetAttribute, cuEventCreate/Record/Synchronize/ElapsedTime
+//       cuPointerGetAttribute, cuEventCreate/Record/Synchronize/ElapsedTime, cuDeviceGetPCIBusId
+//       (and NVML's PCIe link queries, through common/nvml.hpp)
 // Run:  ctest -R lesson05   (or build/lessons/lesson05-memory [--csv bandwidth.csv])
 #include "figure.hpp"
+#include "nvml.hpp"
 #include "workbook.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -262,7 +266,24 @@ std::vector<Sample> bandwidthTable() {
   return samples;
 }
 
-void explainBandwidth(const std::vector<Sample>& samples) {
+//! [link-limit]
+// The link sets the limit: NVML (opened at run time; it comes with the driver) says which PCIe
+// generation and width this device trained to, and the limit is that link's rate after encoding.
+// Where NVML cannot say (no NVML, a virtual machine that hides the link), there is no fraction.
+std::optional<wb::nvml::PcieLink> hostLink(CUdevice dev) {
+  char busId[32] = {0};
+  CU_CHECK(cuDeviceGetPCIBusId(busId, sizeof busId, dev));
+  std::string why;
+  auto link = wb::nvml::pcieLink(busId, why);
+  if (link)
+    std::printf("The link, as NVML reports it: %s.\n", link->describe().c_str());
+  else
+    std::printf("NVML did not say what links this device to the host (%s): no fraction of a limit below.\n", why.c_str());
+  return link;
+}
+//! [link-limit]
+
+void explainBandwidth(const std::vector<Sample>& samples, const std::optional<wb::nvml::PcieLink>& link) {
   const auto at = [&](const char* dir, const char* host) {
     for (auto it = samples.rbegin(); it != samples.rend(); ++it)
       if (std::strcmp(it->direction, dir) == 0 && std::strcmp(it->host, host) == 0) return it->gbps;
@@ -272,16 +293,27 @@ void explainBandwidth(const std::vector<Sample>& samples) {
               at("HtoD", "pinned"), at("DtoH", "pinned"), at("HtoD", "pageable"), at("DtoH", "pageable"));
   wb::expect(at("HtoD", "pinned") > at("HtoD", "pageable") && at("DtoH", "pinned") > at("DtoH", "pageable"),
              "pinned copies faster than pageable ones at 256 MiB", "a pageable copy was as fast (a busy host?)");
+  if (link && link->bytesPerSecond() > 0) {
+    const double limit = link->bytesPerSecond() / 1e9;
+    std::printf("Pinned, that is %.2f of the link's %.1f GB/s to the device and %.2f back; pageable %.2f and %.2f.\n",
+                at("HtoD", "pinned") / limit, limit, at("DtoH", "pinned") / limit, at("HtoD", "pageable") / limit,
+                at("DtoH", "pageable") / limit);
+    // A copy cannot beat the wire: a fraction above 1 means the link was misread or the timing is wrong.
+    wb::expect(at("HtoD", "pinned") <= limit * 1.01 && at("DtoH", "pinned") <= limit * 1.01,
+               "pinned copies within the link's limit", "a copy measured faster than the link NVML reported");
+  }
   std::printf("These are this host's link and this machine's figures, not the GPU's. Pinned copies are DMA\n"
               "straight from your buffer and approach what the host link carries.\n"
               "Pageable copies first go through a pinned staging buffer of the driver's with a CPU memcpy,\n"
               "so they are bounded by that extra copy. Small copies are bounded by per-call latency instead.\n");
 }
 
-wb::FigureTable tableOf(const std::vector<Sample>& samples) {
+wb::FigureTable tableOf(const std::vector<Sample>& samples, const std::optional<wb::nvml::PcieLink>& link) {
   wb::FigureTable table("bytes,direction,host_memory,median_ms,gb_per_s");
   for (const auto& s : samples)
     table.row("%zu,%s,%s,%.6f,%.3f", s.bytes, s.direction, s.host, s.medianMs, s.gbps);
+  if (!samples.empty() && link && link->bytesPerSecond() > 0)  // the plot draws it as a line across
+    table.row("0,limit,PCIe Gen%u x%u,0,%.3f", link->generation, link->width, link->bytesPerSecond() / 1e9);
   return table;
 }
 
@@ -318,12 +350,13 @@ int main(int argc, char** argv) {
     wb::step(6, "Errors");
     allocationErrors();
     wb::step(7, "Bandwidth, pinned against pageable");
+    const auto link = hostLink(dev);
     const auto samples = bandwidthTable();
-    explainBandwidth(samples);
+    explainBandwidth(samples, link);
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
 
-    return tableOf(samples).save(csvPath, 7);
+    return tableOf(samples, link).save(csvPath, 7);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }
