@@ -38,6 +38,8 @@ target_include_directories(workbook_exercise_main PUBLIC
   "${CMAKE_SOURCE_DIR}/tests" "${CMAKE_SOURCE_DIR}/tests/exercises" "${CMAKE_SOURCE_DIR}/lessons")
 add_executable(exercise_report "${CMAKE_SOURCE_DIR}/tests/exercises/exercise_report.cpp")
 target_link_libraries(exercise_report PRIVATE workbook::images)
+add_executable(exercise-runner "${CMAKE_SOURCE_DIR}/tests/exercises/exercise_runner.cpp")
+target_link_libraries(exercise-runner PRIVATE workbook::images)
 # The ledger itself, under the stub driver (no GPU): it counts calls and fails the one it is told to.
 if(WORKBOOK_STUB_DRIVER_DIR)
   add_executable(ledger_tests "${CMAKE_SOURCE_DIR}/tests/exercises/ledger_test.cpp"
@@ -58,6 +60,8 @@ function(_workbook_exercise_binary target folder check)
   target_include_directories(${target} PRIVATE "${CMAKE_SOURCE_DIR}/lessons/${folder}")
   if(B_OUTPUT_DIR)
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${B_OUTPUT_DIR}" OUTPUT_NAME "${B_OUTPUT_NAME}")
+  else()
+    set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/lessons")
   endif()
   if(B_RUNTIME_SOURCES)
     target_sources(${target} PRIVATE ${B_RUNTIME_SOURCES})
@@ -156,10 +160,13 @@ function(_workbook_add_exercises folder nn slug_ program)
     endif()
     _workbook_gpu_test(exercise${nn}.${name} "exercise;exercise${nn}" ${serial}
       COMMAND $<TARGET_FILE:exercise${nn}_${use}> --test-suite=${name})
-    set_property(TEST exercise${nn}.${name} APPEND PROPERTY FIXTURES_REQUIRED exercise-results)
     set_property(TEST exercise${nn}.${name} PROPERTY ENVIRONMENT "WORKBOOK_EXERCISE_RESULTS=${WORKBOOK_EXERCISE_RESULTS}")
-    set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISES "${nn}.${name}=${title_${name}}")
   endforeach()
+  # The runner (cmake --build build --target exercises-NN) checks what this binary was built from.
+  # (By path, not $<TARGET_FILE>: that would make one lesson's runner target build every lesson's.)
+  get_target_property(dir exercise${nn}_${use} RUNTIME_OUTPUT_DIRECTORY)
+  set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_BINARIES "${folder}=${dir}/exercise${nn}_${use}")
+  set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_TARGETS "${nn}:exercise${nn}_${use}")
   if(NOT build_solutions)
     return()
   endif()
@@ -211,14 +218,29 @@ function(_workbook_add_exercises folder nn slug_ program)
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_PROVEN_LESSONS ${nn})
 endfunction()
 
-# After the manifest: the results folder's reset and the progress table around the exercise checks,
-# and the lint that holds every lesson to having its exercises.
+# After the manifest: the learner's runner targets, the proofs' summary, and the lint that holds
+# every lesson to having its exercises.
+#   cmake --build build --target exercises-05   builds lesson 05's checks with your code, checks each
+#                                               exercise, and ends with the progress table
+#   cmake --build build --target exercises      the same for every lesson
 function(_workbook_finish_exercises lessons)
-  add_test(NAME exercises.reset COMMAND "${CMAKE_COMMAND}" -E rm -rf "${WORKBOOK_EXERCISE_RESULTS}")
-  set_tests_properties(exercises.reset PROPERTIES FIXTURES_SETUP exercise-results LABELS "exercise")
-  get_property(entries GLOBAL PROPERTY WORKBOOK_EXERCISES)
-  add_test(NAME exercises.progress COMMAND exercise_report progress "${WORKBOOK_EXERCISE_RESULTS}" ${entries})
-  set_tests_properties(exercises.progress PROPERTIES FIXTURES_CLEANUP exercise-results LABELS "exercise")
+  get_property(binaries GLOBAL PROPERTY WORKBOOK_EXERCISE_BINARIES)
+  get_property(targets GLOBAL PROPERTY WORKBOOK_EXERCISE_TARGETS)
+  set(runner $<TARGET_FILE:exercise-runner> "${CMAKE_SOURCE_DIR}" "${WORKBOOK_EXERCISE_RESULTS}"
+             $<TARGET_FILE:workbook-gpu-launcher>)
+  set(all "")
+  foreach(entry IN LISTS targets)
+    string(REPLACE ":" ";" entry "${entry}")
+    list(GET entry 0 nn)
+    list(GET entry 1 target)
+    list(APPEND all ${target})
+    add_custom_target(exercises-${nn} COMMAND ${runner} --only ${nn} -- ${binaries}
+      DEPENDS ${target} exercise-runner workbook-gpu-launcher
+      COMMENT "Checking lesson ${nn}'s exercises" USES_TERMINAL VERBATIM)
+  endforeach()
+  add_custom_target(exercises COMMAND ${runner} -- ${binaries}
+    DEPENDS ${all} exercise-runner workbook-gpu-launcher
+    COMMENT "Checking every exercise" USES_TERMINAL VERBATIM)
   if(WORKBOOK_PROOFS)
     # The course's count of wrong variants and how many the checks caught, after every proofNN.wrong.
     get_property(numbers GLOBAL PROPERTY WORKBOOK_PROVEN_LESSONS)

@@ -86,7 +86,8 @@ const char* statusWord(Status s) {
 struct CaseResult {
   std::string name;
   Status status = Status::Done;
-  std::string detail;  // the first failure, the NOT DONE message or the skip reason
+  std::string detail;                // the first failure, the NOT DONE message or the skip reason
+  std::vector<std::string> context;  // the first failure's messages (CHECK_MESSAGE, INFO, CAPTURE)
 };
 
 struct ExerciseResult {
@@ -100,12 +101,13 @@ struct ExerciseResult {
     }
     return notDone ? Status::NotDone : skipped ? Status::Skipped : Status::Done;
   }
-  std::string detail() const {
+  const CaseResult* first() const {  // the case that gives the exercise its status
     const Status s = status();
     for (const auto& c : cases)
-      if (c.status == s) return c.detail;
-    return "";
+      if (c.status == s) return &c;
+    return nullptr;
   }
+  std::string detail() const { return first() ? first()->detail : ""; }
 };
 
 std::map<std::string, ExerciseResult> results;  // by exercise (suite) name, in name order
@@ -122,7 +124,7 @@ struct Reporter : public doctest::IReporter {
   void test_case_start(const doctest::TestCaseData& data) override {
     const std::string suite = data.m_test_suite;
     if (!results.count(suite)) order.push_back(suite);
-    results[suite].cases.push_back({data.m_name, Status::Done, ""});
+    results[suite].cases.push_back({data.m_name, Status::Done, "", {}});
     current = &results[suite].cases.back();
   }
   void test_case_reenter(const doctest::TestCaseData&) override {}
@@ -151,12 +153,14 @@ struct Reporter : public doctest::IReporter {
     else if (a.m_decomp.size())
       line += "  values: " + std::string(a.m_decomp.c_str());
     std::printf("  %s\n    %s\n", current->name.c_str(), line.c_str());
+    std::vector<std::string> contexts;
     for (int i = 0; i < get_num_active_contexts(); ++i) {
       std::ostringstream context;
       get_active_contexts()[i]->stringify(&context);
       std::printf("    with %s\n", context.str().c_str());
+      contexts.push_back(context.str());
     }
-    fail(line);
+    fail(line, contexts);
   }
   void log_message(const doctest::MessageData& m) override {
     std::printf("    %s\n", m.m_string.c_str());
@@ -167,8 +171,9 @@ struct Reporter : public doctest::IReporter {
   void test_case_skipped(const doctest::TestCaseData&) override {}
   void test_run_end(const doctest::TestRunStats&) override {}
 
-  void fail(const std::string& detail) {
-    if (current->status != Status::Failed) current->status = Status::Failed, current->detail = detail;
+  void fail(const std::string& detail, const std::vector<std::string>& context = {}) {
+    if (current->status != Status::Failed)
+      current->status = Status::Failed, current->detail = detail, current->context = context;
   }
 };
 
@@ -216,6 +221,8 @@ int main(int argc, char** argv) {
       out << "status " << statusWord(s) << "\n";
       out << "title " << (info ? info->title : name) << "\n";
       out << "detail " << r.detail() << "\n";
+      if (const CaseResult* c = r.first())
+        for (const std::string& line : c->context) out << "context " << line << "\n";
       for (const auto& c : r.cases) out << "case " << statusWord(c.status) << " " << c.name << "\n";
     }
   }

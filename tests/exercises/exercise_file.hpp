@@ -6,7 +6,9 @@
 
 #include <cctype>
 #include <cstdio>
+#include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wbx {
@@ -137,11 +139,17 @@ inline std::vector<CheckText> parseChecks(const std::string& text, std::vector<s
   return out;
 }
 
-// Whether a learner's file is as shipped: every function body at namespace level is exactly
-// `wb::notDone();` (a destructor's may be empty). The proof that every check reports "not done"
-// only means something for such a file; why not, in why.
-inline bool isStartingFile(const std::string& text, std::string& why) {
-  // Drop comments, string literals and preprocessor lines, keeping braces and code.
+// A function (or class) body at namespace level: where its head starts, the head, and the body
+// without whitespace.
+struct Body {
+  int line = 0;  // of the opening brace
+  std::string head, code;
+};
+
+// The bodies at namespace level of a source file, comments, string literals and preprocessor lines
+// left out; false with why when its braces do not balance.
+inline bool namespaceBodies(const std::string& text, std::vector<Body>& bodies, std::string& why) {
+  // Drop comments, string literals and preprocessor lines, keeping braces, code and line breaks.
   std::string code;
   for (size_t i = 0; i < text.size(); ++i) {
     if (text.compare(i, 2, "//") == 0 || (text[i] == '#' && (i == 0 || text[i - 1] == '\n'))) {
@@ -149,6 +157,8 @@ inline bool isStartingFile(const std::string& text, std::string& why) {
       code += '\n';
     } else if (text.compare(i, 2, "/*") == 0) {
       const auto end = text.find("*/", i + 2);
+      for (size_t k = i; k < (end == std::string::npos ? text.size() : end); ++k)
+        if (text[k] == '\n') code += '\n';
       i = end == std::string::npos ? text.size() : end + 1;
     } else if (text[i] == '"') {
       for (++i; i < text.size() && text[i] != '"'; ++i)
@@ -158,11 +168,12 @@ inline bool isStartingFile(const std::string& text, std::string& why) {
       code += text[i];
     }
   }
-  int depth = 0, namespaces = 0, functions = 0;
+  int depth = 0, namespaces = 0, line = 1;
   std::vector<bool> isNamespace;
   size_t statementStart = 0;
   for (size_t i = 0; i < code.size(); ++i) {
     const char c = code[i];
+    line += c == '\n';
     if (c == ';' && depth == namespaces) statementStart = i + 1;
     if (c == '}') {
       if (isNamespace.empty()) return why = "unbalanced braces", false;
@@ -175,22 +186,84 @@ inline bool isStartingFile(const std::string& text, std::string& why) {
       isNamespace.push_back(true), ++depth, ++namespaces, statementStart = i + 1;
       continue;
     }
-    // A block at namespace level that is not a namespace: a function body (or a class: both must
-    // not be in a starting file beyond what the header declares).
+    // A block at namespace level that is not a namespace: a function body (or a class).
     int level = 1;
     size_t end = i + 1;
     for (; end < code.size() && level; ++end) level += code[end] == '{' ? 1 : code[end] == '}' ? -1 : 0;
-    std::string body;
-    for (size_t k = i + 1; k + 1 < end; ++k)
-      if (!std::isspace(static_cast<unsigned char>(code[k]))) body += code[k];
-    const bool destructor = head.find('~') != std::string::npos;
-    if (!(body == "wb::notDone();" || (destructor && body.empty())))
-      return why = "\"" + head + "\" does not have the starting body wb::notDone();", false;
-    ++functions;
+    Body b;
+    b.line = line, b.head = head;
+    for (size_t k = i + 1; k + 1 < end; ++k) {
+      if (!std::isspace(static_cast<unsigned char>(code[k]))) b.code += code[k];
+      line += code[k] == '\n';
+    }
+    bodies.push_back(b);
     i = end - 1, statementStart = end;
   }
-  if (functions == 0) return why = "no exercise function found", false;
   return true;
+}
+
+// A body as shipped: wb::notDone(); (a destructor's may be empty).
+inline bool isStartingBody(const Body& b) {
+  return b.code == "wb::notDone();" || (b.head.find('~') != std::string::npos && b.code.empty());
+}
+
+// Whether a learner's file is as shipped: every function body at namespace level is exactly
+// `wb::notDone();` (a destructor's may be empty). The proof that every check reports "not done"
+// only means something for such a file; why not, in why.
+inline bool isStartingFile(const std::string& text, std::string& why) {
+  std::vector<Body> bodies;
+  if (!namespaceBodies(text, bodies, why)) return false;
+  for (const Body& b : bodies)
+    if (!isStartingBody(b)) return why = "\"" + b.head + "\" does not have the starting body wb::notDone();", false;
+  if (bodies.empty()) return why = "no exercise function found", false;
+  return true;
+}
+
+// The exercises of a learner's file that the learner has started: one of the bodies below its
+// comment (up to the next exercise's) is no longer the starting body.
+inline std::vector<std::string> startedExercises(const std::string& text) {
+  std::vector<std::string> started, problems;
+  const std::vector<ExerciseText> exercises = parseExercises(text, problems);
+  std::vector<Body> bodies;
+  std::string why;
+  if (!namespaceBodies(text, bodies, why)) {  // braces that do not balance: everything is in the works
+    for (const auto& e : exercises) started.push_back(e.name);
+    return started;
+  }
+  for (size_t k = 0; k < exercises.size(); ++k) {
+    const int from = exercises[k].line, to = k + 1 < exercises.size() ? exercises[k + 1].line : 1 << 30;
+    bool edited = false;
+    for (const Body& b : bodies) edited = edited || (b.line > from && b.line < to && !isStartingBody(b));
+    if (edited) started.push_back(exercises[k].name);
+  }
+  return started;
+}
+
+// What one run of an exercise's check recorded (check_main.cpp writes it to
+// $WORKBOOK_EXERCISE_RESULTS/NN.name.txt): its status, title, first failure and that failure's
+// messages, and each case's status.
+struct Recorded {
+  std::string status, title, detail;
+  std::vector<std::string> context;
+  std::vector<std::pair<std::string, std::string>> cases;  // status, name
+};
+
+inline bool readResult(const std::string& file, Recorded& r) {
+  std::ifstream in(file);
+  if (!in) return false;
+  for (std::string line; std::getline(in, line);) {
+    const auto space = line.find(' ');
+    const std::string key = line.substr(0, space), value = space == std::string::npos ? "" : line.substr(space + 1);
+    if (key == "status") r.status = value;
+    else if (key == "title") r.title = value;
+    else if (key == "detail") r.detail = value;
+    else if (key == "context") r.context.push_back(value);
+    else if (key == "case") {
+      const auto s = value.find(' ');
+      r.cases.push_back({value.substr(0, s), value.substr(s + 1)});
+    }
+  }
+  return !r.status.empty();
 }
 
 }  // namespace wbx

@@ -15,8 +15,6 @@
 //       a machine with one).
 //   exercise_report summary <proof results dir> <NN>...
 //       after the proofs: every lesson's count of variants, caught, skipped, missed, and the total.
-//   exercise_report progress <results dir> <NN.name=title>...
-//       the learner's table: each exercise done / not done / failed / skipped / not run, and the count.
 #include "exercise_file.hpp"
 #include "process.hpp"
 
@@ -175,27 +173,8 @@ int lint(const fs::path& source, const std::vector<std::string>& lessons) {
   return problems.empty() ? 0 : 1;
 }
 
-struct Recorded {
-  std::string status, title, detail;
-  std::vector<std::pair<std::string, std::string>> cases;  // status, name
-};
-
-bool readResult(const fs::path& file, Recorded& r) {
-  std::ifstream in(file);
-  if (!in) return false;
-  for (std::string line; std::getline(in, line);) {
-    const auto space = line.find(' ');
-    const std::string key = line.substr(0, space), value = space == std::string::npos ? "" : line.substr(space + 1);
-    if (key == "status") r.status = value;
-    else if (key == "title") r.title = value;
-    else if (key == "detail") r.detail = value;
-    else if (key == "case") {
-      const auto s = value.find(' ');
-      r.cases.push_back({value.substr(0, s), value.substr(s + 1)});
-    }
-  }
-  return !r.status.empty();
-}
+using wbx::Recorded;
+using wbx::readResult;
 
 int proof(const std::string& expect, const fs::path& dir, const std::string& nn, const std::vector<std::string>& names,
           const std::string& starting, const std::vector<std::string>& command) {
@@ -321,29 +300,12 @@ int summary(const fs::path& dir, const std::vector<std::string>& lessons) {
   return totals[3] || read != static_cast<int>(lessons.size()) ? 1 : 0;
 }
 
-int progress(const fs::path& dir, const std::vector<std::string>& entries) {
-  int done = 0, ran = 0;
-  std::printf("\n%-36s %-9s %s\n", "exercise", "status", "title");
-  for (const std::string& entry : entries) {
-    const auto eq = entry.find('=');
-    const std::string id = entry.substr(0, eq), title = entry.substr(eq + 1);
-    Recorded r;
-    const bool have = readResult(dir / (id + ".txt"), r);
-    const std::string status = have ? (r.status == "not-done" ? "not done" : r.status) : "not run";
-    done += status == "done", ran += have;
-    std::printf("exercise%-28s %-9s %s\n", id.c_str(), status.c_str(), title.c_str());
-    if (status == "failed") std::printf("%46s%s\n", "", r.detail.c_str());
-  }
-  std::printf("\n%d of %zu done (%d checked in this run)\n", done, entries.size(), ran);
-  return 0;
-}
-
 int usage() {
   std::fprintf(stderr, "usage: exercise_report lint <source dir> <NN-name>...\n"
                        "       exercise_report proof <done|not-done> <results dir> <NN> <names> [--starting <file>] -- <binary> [args]\n"
                        "       exercise_report wrong <results dir> <NN> <wrong folder> -- <exercise>.<n>=<binary>...\n"
                        "       exercise_report summary <proof results dir> <NN>...\n"
-                       "       exercise_report progress <results dir> <NN.name=title>...\n");
+);
   return 64;
 }
 
@@ -352,7 +314,6 @@ int usage() {
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.size() >= 2 && args[0] == "lint") return lint(args[1], {args.begin() + 2, args.end()});
-  if (args.size() >= 2 && args[0] == "progress") return progress(args[1], {args.begin() + 2, args.end()});
   if (args.size() >= 6 && args[0] == "proof") {
     std::string starting;
     size_t i = 5;
