@@ -11,20 +11,31 @@ namespace ex14 {
 //
 // Task: A framework's caching allocator keeps its tensors in a few large segments, and kernels,
 // CUDA graphs and other tensors hold pointers into them. Write GrowableBuffer (declared in
-// exercises.hpp): the constructor reserves addresses for capacity bytes on dev (rounded up to the
-// granularity) and maps nothing; grow(bytes) makes at least bytes usable from data() by creating,
-// mapping and granting access to more physical memory right after what is mapped, in whole
-// granules, keeping the contents; a grow to no more than size() does nothing, and one past the
-// capacity throws std::length_error and changes nothing. data() is the base address from
-// construction on and never changes; size() is what is mapped. The destructor gives everything
-// back: no handle left unreleased, no mapping, no reservation.
+// exercises.hpp): the constructor reserves addresses for capacity bytes on dev, rounded up to the
+// minimum granularity, and maps nothing; that rounded capacity is all the buffer may ever use.
+// grow(bytes) makes at least bytes usable from data() by creating only the physical memory it
+// lacks, in whole granules, mapping it right after what is mapped and granting dev read and write
+// access to it, keeping the contents; a grow to no more than size() does nothing (grow(0)
+// included), and one past the capacity throws std::length_error and changes nothing. If a driver
+// call in grow fails, grow throws and the buffer is as it was, holding nothing more. data() is the
+// base address from construction on and never changes; size() is what is mapped. The destructor
+// gives everything back: no handle left unreleased, no mapping, no reservation. Leave the calling
+// thread's current context as it is throughout.
 //
-// The check: exercise14.growable-buffer grows a buffer of 1 GiB capacity three times (1 MiB,
-// three granules and a byte, 100 MiB), and verifies that data() never changes, that size() is
-// the request rounded up to the granularity, that data written before each growth reads back
-// after it and the whole of size() takes writes, that a smaller grow changes nothing and one past
-// the capacity throws std::length_error, that the buffer took little more device memory than it
-// mapped, and that once it is destroyed the device's free memory is back where it was.
+// The check: exercise14.growable-buffer runs in a context it created. It grows a buffer of 1 GiB
+// capacity on device 0 four times (1 MiB, three granules and a byte, 100 MiB, 128 MiB) and
+// verifies that data() never changes, that size() is the request rounded up to the granularity,
+// that cuMemGetAccess says read-write for dev in every granule, that data written before each
+// growth reads back after it and the whole of size() takes writes, that grow(0), a smaller grow
+// and one past the capacity (std::length_error) change nothing, that the buffer took little more
+// device memory than it mapped, and that once it is destroyed nothing is held (the check's ledger
+// counts handles, mappings and reservations) and the context stack is as it was. A buffer asked
+// for three granules and a byte must grow to four granules, and no further. It makes cuMemMap,
+// then cuMemSetAccess, fail in a grow and verifies that grow threw, size() and what is held did
+// not change, and the next grow works. With two devices it also grows a buffer on device 1 while
+// device 0's context is current, and verifies that its memory is on device 1 and that device 1
+// may read and write it; with one, the exercise reports itself skipped. On an H200 the recommended
+// granularity equals the minimum (2 MiB), so the check cannot tell which one the buffer rounds to.
 //
 // Learn it in: lesson 14, step 4 ("A buffer that grows in place")
 GrowableBuffer::GrowableBuffer(CUdevice dev, size_t capacity) {
@@ -49,16 +60,26 @@ size_t GrowableBuffer::size() const {
 //
 // Task: A memory manager replaces cuMemAlloc with the virtual memory calls, so that it can later
 // remap, share or grow what it hands out. Write allocate: reserve addresses, create physical memory
-// on dev and map it, for bytes rounded up to the minimum granularity (every size, address and
-// offset must be a multiple of it) and not one granule more; grant dev read and write access; and
-// return the address and the mapped size. The caller gives it back with cuMemUnmap(ptr, size) and
-// cuMemAddressFree(ptr, size) only, so the mapping must be the only thing holding the memory.
+// on dev and map it, for bytes rounded up to the minimum granularity (cuMemCreate's size and
+// cuMemMap's address and size must be multiples of it; cuMemMap's offset must currently be 0) and
+// not one granule more, for any size, past 4 GiB too; grant dev read and write access; and return
+// the address and the mapped size. The caller gives it back with cuMemUnmap(ptr, size) and
+// cuMemAddressFree(ptr, size) only, so the mapping must be the only thing holding the memory. If a
+// call fails, throw, leaving nothing reserved, created or mapped. Leave the calling thread's
+// current context as it is.
 //
-// The check: exercise14.granular-alloc allocates 1 byte, one granule less a byte, one granule, one
-// granule and a byte, three granules and 64 MiB and a byte; it verifies for each that size is bytes
-// rounded up to the granularity, that ptr is a multiple of it, that cuMemGetAccess says read-write
-// for dev, and that all of size takes a memset and reads back; and that after cuMemUnmap and
-// cuMemAddressFree of all of them the device's free memory is back where it was.
+// The check: exercise14.granular-alloc runs in a context it created. It allocates 1 byte, one
+// granule less a byte, one granule, one granule and a byte, three granules, 64 MiB and a byte, and
+// 4 GiB and a byte on device 0, and verifies for each that size is bytes rounded up to the
+// granularity, that ptr is a multiple of it, that no allocation handle is left held (the check's
+// ledger counts them), that the memory is on dev and cuMemGetAccess says read-write for dev, and
+// that all of size takes a memset whose first and last bytes read back; and that after cuMemUnmap
+// and cuMemAddressFree of all of them nothing is held. It asks for more memory than the device
+// has, and makes cuMemCreate, cuMemMap and cuMemSetAccess fail in turn, and verifies each time
+// that allocate threw and left nothing held. With two devices it also allocates on device 1 while
+// device 0's context is current, and verifies that the memory is there and device 1 may read and
+// write it; with one, the exercise reports itself skipped. On an H200 the recommended granularity
+// equals the minimum (2 MiB), so the check cannot tell which one allocate rounds to.
 //
 // Learn it in: lesson 14, step 2 ("Reserve, create, map, grant access")
 Allocation allocate(CUdevice dev, size_t bytes) {
@@ -70,16 +91,26 @@ Allocation allocate(CUdevice dev, size_t bytes) {
 // Task: An inference server's scheduler process owns the GPU memory of a shared cache and hands it
 // to worker processes: it created the memory with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
 // exported it and sent the descriptor over a Unix socket. Write mapShared, which runs in the
-// worker: import the allocation fd names, map its size bytes at addresses of the worker's own and
-// make them readable and writable by dev, and return the address. Afterwards the mapping must be
-// what holds the memory in this process: the caller closes fd and later takes it down with
-// cuMemUnmap(ptr, size) and cuMemAddressFree(ptr, size).
+// worker: import the allocation fd names (cuMemImportFromShareableHandle takes the descriptor's
+// value cast to a pointer, not its address), map its size bytes at addresses of the worker's own
+// and make them readable and writable by dev, and return the address. fd stays the caller's: do not
+// close it. Afterwards the mapping must be what holds the memory in this process (every import is
+// paired with a cuMemRelease): the caller takes it down with cuMemUnmap(ptr, size) and
+// cuMemAddressFree(ptr, size). If a call fails, throw, leaving nothing imported, reserved or
+// mapped. Leave the calling thread's current context as it is.
 //
-// The check: exercise14.share-handle creates and exports memory, writes a pattern into it, sends
-// the descriptor over a Unix socket to a child process (this check again), where mapShared runs; the
-// child verifies that cuMemGetAccess says read-write, that it reads the parent's pattern, writes a
-// mark into the first word, and unmaps and frees the range; the parent verifies that the child
-// succeeded within its time limit and that the mark arrived in its own memory.
+// The check: exercise14.share-handle creates and exports memory on device 0, writes a pattern into
+// it and sends the descriptor over a Unix socket to a child process (this check again), which runs
+// in a context it created. In the child it first makes cuMemMap, then cuMemSetAccess, fail and
+// verifies that mapShared threw and left nothing held (the check's ledger counts imported handles,
+// reservations and mappings); then it calls mapShared and verifies that the descriptor is still
+// open, that no imported handle is left held, that the context stack is as it was, that
+// cuMemGetAccess says read-write for dev, that it reads the parent's pattern and can write a mark
+// into the first word, and that after cuMemUnmap and cuMemAddressFree nothing is held. The parent
+// verifies that the child succeeded within its time limit and that the mark arrived in its own
+// memory. With two devices it does the same with memory on device 1, and mapShared given device
+// 1; with one, the exercise reports itself skipped, as it does on a device that cannot export
+// POSIX file descriptors.
 //
 // Learn it in: lesson 14, step 7 ("Sharing memory with another process")
 CUdeviceptr mapShared(int fd, size_t size, CUdevice dev) {

@@ -13,7 +13,7 @@ namespace ex14 {
 // Exercise 1: device memory that grows in place behind one reservation; its base address never changes.
 class GrowableBuffer {
  public:
-  GrowableBuffer(CUdevice dev, size_t capacity);  // reserves the addresses of capacity bytes; maps nothing yet
+  GrowableBuffer(CUdevice dev, size_t capacity);  // reserves capacity bytes of addresses, in whole granules; maps nothing yet
   ~GrowableBuffer();                               // unmaps every piece and frees the reservation
   GrowableBuffer(const GrowableBuffer&) = delete;
   GrowableBuffer& operator=(const GrowableBuffer&) = delete;

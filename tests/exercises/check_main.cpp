@@ -92,14 +92,23 @@ struct CaseResult {
 
 struct ExerciseResult {
   std::vector<CaseResult> cases;
+  // Done when every case that could run here passed: a case this machine cannot run (the device-1
+  // part, on one GPU) is said (partlySkipped), so one GPU can still finish an exercise. Skipped only
+  // when no case could run.
   Status status() const {
-    bool notDone = false, skipped = false;
+    bool notDone = false, ran = false;
     for (const auto& c : cases) {
       if (c.status == Status::Failed) return Status::Failed;
       notDone = notDone || c.status == Status::NotDone;
-      skipped = skipped || c.status == Status::Skipped;
+      ran = ran || c.status != Status::Skipped;
     }
-    return notDone ? Status::NotDone : skipped ? Status::Skipped : Status::Done;
+    return notDone ? Status::NotDone : ran ? Status::Done : Status::Skipped;
+  }
+  std::string partlySkipped() const {  // why some cases of a done exercise did not run
+    if (status() != Status::Done) return "";
+    for (const auto& c : cases)
+      if (c.status == Status::Skipped) return c.name + ": " + c.detail;
+    return "";
   }
   const CaseResult* first() const {  // the case that gives the exercise its status
     const Status s = status();
@@ -216,11 +225,13 @@ int main(int argc, char** argv) {
     std::printf("\n");
     if (s == Status::NotDone && info) std::printf("  Hint: %s\n", info->hint.c_str());
     if (s == Status::Failed || s == Status::Skipped) std::printf("  %s\n", r.detail().c_str());
+    if (!r.partlySkipped().empty()) std::printf("  not checked here: %s\n", r.partlySkipped().c_str());
     if (dir) {
       std::ofstream out(std::string(dir) + "/" + lesson + "." + name + ".txt");
       out << "status " << statusWord(s) << "\n";
       out << "title " << (info ? info->title : name) << "\n";
       out << "detail " << r.detail() << "\n";
+      if (!r.partlySkipped().empty()) out << "partly-skipped " << r.partlySkipped() << "\n";
       if (const CaseResult* c = r.first())
         for (const std::string& line : c->context) out << "context " << line << "\n";
       for (const auto& c : r.cases) out << "case " << statusWord(c.status) << " " << c.name << "\n";

@@ -244,6 +244,7 @@ inline std::vector<std::string> startedExercises(const std::string& text) {
 // messages, and each case's status.
 struct Recorded {
   std::string status, title, detail;
+  std::string partlySkipped;  // a done exercise: the case this machine could not run, and why
   std::vector<std::string> context;
   std::vector<std::pair<std::string, std::string>> cases;  // status, name
 };
@@ -258,6 +259,7 @@ inline bool readResult(const std::string& file, Recorded& r) {
     else if (key == "title") r.title = value;
     else if (key == "detail") r.detail = value;
     else if (key == "context") r.context.push_back(value);
+    else if (key == "partly-skipped") r.partlySkipped = value;
     else if (key == "case") {
       const auto s = value.find(' ');
       r.cases.push_back({value.substr(0, s), value.substr(s + 1)});

@@ -256,8 +256,8 @@ int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, co
       verdict = end.code != 0 ? "caught" : "MISSED", detail = "exit " + std::to_string(end.code) + " without a result";
     else if (r.status == "failed")
       verdict = "caught";
-    else if (r.status == "skipped" && !v.twoDevices.empty())
-      verdict = "skipped";
+    else if ((r.status == "skipped" || (r.status == "done" && !r.partlySkipped.empty())) && !v.twoDevices.empty())
+      verdict = "skipped", detail = r.status == "skipped" ? r.detail : r.partlySkipped;
     else
       verdict = "MISSED", detail = "the check says " + r.status + (r.status == "skipped" ? " (" + r.detail + ")" : "");
     caught += verdict == "caught", skipped += verdict == "skipped", missed += verdict == "MISSED";

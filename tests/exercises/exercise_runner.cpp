@@ -120,6 +120,8 @@ bool check(const Lesson& l, const std::string& launcher, const fs::path& results
       for (const auto& c : r.context) std::printf("%s", wrapped(c, 12).c_str());
     } else if (status == "skipped") {
       std::printf("%s", wrapped(r.detail, 12).c_str());
+    } else if (status == "done" && !r.partlySkipped.empty()) {
+      std::printf("%s", wrapped("not checked here: " + r.partlySkipped, 12).c_str());
     }
   }
   std::printf("\n");

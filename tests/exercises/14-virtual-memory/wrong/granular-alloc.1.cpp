@@ -1,0 +1,49 @@
+// Wrong: rounds up with (bytes / g + 1) * g, which adds a whole granule to a size that is a multiple already
+//
+// Everything works, but a request of exactly one granule takes two: `a.size == roundUp(bytes, g)`
+// fails for the requests of one and of three granules.
+#include "exercises.hpp"
+
+namespace ex14 {
+
+namespace {
+
+CUmemAllocationProp onDevice(CUdevice dev) {
+  CUmemAllocationProp prop{};  // zeroed: every field not set here must be 0
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = dev;
+  return prop;
+}
+
+}  // namespace
+
+Allocation allocate(CUdevice dev, size_t bytes) {
+  const CUmemAllocationProp prop = onDevice(dev);
+  size_t granule = 0;
+  CU_CHECK(cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+  Allocation a;
+  a.size = (bytes / granule + 1) * granule;
+  CU_CHECK(cuMemAddressReserve(&a.ptr, a.size, granule, 0, 0));
+  CUmemGenericAllocationHandle handle = 0;
+  CUresult rc = cuMemCreate(&handle, a.size, &prop, 0);
+  if (rc == CUDA_SUCCESS) {
+    rc = cuMemMap(a.ptr, a.size, 0, handle, 0);
+    cuMemRelease(handle);  // mapped: the mapping keeps the memory; not mapped: this frees it
+  }
+  if (rc == CUDA_SUCCESS) {
+    CUmemAccessDesc access{};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = dev;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    rc = cuMemSetAccess(a.ptr, a.size, &access, 1);
+    if (rc != CUDA_SUCCESS) cuMemUnmap(a.ptr, a.size);
+  }
+  if (rc != CUDA_SUCCESS) {
+    cuMemAddressFree(a.ptr, a.size);  // nothing leaks out of a failed allocation
+    CU_CHECK(rc);
+  }
+  return a;
+}
+
+}  // namespace ex14
