@@ -342,7 +342,7 @@ std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<
     md += "### " + std::to_string(t.number) + ". " + t.title + " {#" + l.page() + "_exercise_" + slugOf(t.name) + "}\n\n";
     md += "    " + t.signature + "\n\n";
     md += "**Task.** " + t.task + "\n\n";
-    // "exercise05.staging-copy reserves ..." reads on as "The check (`exercise05.staging-copy`) reserves ...".
+    // "exercise05.bounded-upload uploads ..." reads on as "The check (`exercise05.bounded-upload`) uploads ...".
     const std::string id = "exercise" + l.nn + "." + t.name;
     const bool named = t.check.rfind(id + " ", 0) == 0;
     md += "**The check** (`" + id + "`)" + (named ? t.check.substr(id.size()) : ": " + t.check) + "\n\n";

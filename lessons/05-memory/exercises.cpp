@@ -7,41 +7,38 @@
 
 namespace ex05 {
 
-// Exercise 1 of 3 (staging-copy): A pinned staging copy that returns before the copy has run
+// Exercise 1 of 3 (bounded-upload): An upload that refuses to write past the end of its allocation
 //
-// Task: A data loader hands you batches in ordinary (pageable) host memory and refills each
-// buffer with the next batch the moment your call returns. Copying from pageable memory is slow and
-// may keep the host waiting for the stream; copying from pinned memory is a DMA that the call only
-// enqueues. Write StagingUploader::upload: copy the bytes at src into a pinned staging buffer of
-// yours (cuMemAllocHost), enqueue cuMemcpyHtoDAsync from it to dst in stream, and return at once,
-// before the copy has run. A staging buffer is busy until the stream has passed its copy: record an
-// event (cuEventRecord) after the copy, and use a buffer again only once cuEventQuery says its event
-// is done, and only if it is large enough. Never wait for a stream: when every buffer is busy, take a
-// new one. Pinned allocations are slow, so reserve(count, bytes) makes them before a burst: it makes
-// sure at least count buffers of at least bytes each are held. stagingBuffers() says how many you
-// hold; the destructor waits for the copies still reading them and frees them. (Lesson 09, step 2
-// shows why an asynchronous copy needs pinned memory.)
+// Task: A model loader writes each tensor into device memory at an address and a size that it reads
+// from a file or that a plugin hands it. cuMemcpyHtoD copies whatever range it is given, and its
+// reference does not promise to refuse one that runs past the end of an allocation: a wrong offset
+// or a corrupt size can overwrite the allocation next to it. Write uploadWithin: copy bytes from src
+// to dst with cuMemcpyHtoD only if all of [dst, dst + bytes) lies in the one allocation that
+// contains dst (cuMemGetAddressRange names it from any address inside). Otherwise copy nothing and
+// throw: std::out_of_range when the bytes do not fit between dst and the end of that allocation,
+// std::invalid_argument when dst lies in no allocation (the driver then answers CUDA_ERROR_NOT_FOUND
+// or CUDA_ERROR_INVALID_VALUE: an answer here, not a failure). bytes is whatever the caller
+// computed, a negative difference turned into a huge size_t included, and an allocation can be
+// larger than 4 GiB: compare without overflowing, in 64 bits. Zero bytes at an address inside an
+// allocation copy nothing and are no error. A copy the driver fails is an error: throw. Leave the
+// caller's context stack as it is.
 //
-// The check: exercise05.staging-copy reserves two buffers, then, with a gate kernel holding the
-// stream, uploads two different batches from one source buffer that it refills right after each
-// upload returns. It verifies that two buffers were reserved, that both uploads returned while the
-// gate was still closed, and that once the stream ran each destination holds its batch. Then four
-// uploads, each waited for, must leave one staging buffer: a buffer whose copy has run is used again.
+// The check: exercise05.bounded-upload makes a context of its own current, seeds a 64 KiB
+// allocation with one byte value and uploads into it at its start, from an address inside it up to
+// its last byte, and zero bytes at its start; it verifies every byte of the allocation, and that
+// the context stack is as it was. Then it asks for copies one byte too long, from an address inside that run past the
+// end, of 2^32 + 16 bytes and of (size_t)-64 bytes, each of which must throw std::out_of_range, and
+// to address 0 and to a host address, which must throw std::invalid_argument; every byte must stay
+// as it was. It makes one cuMemcpyHtoD fail (without reaching the driver): uploadWithin must throw.
+// Last, in an allocation of 4 GiB + 64 KiB (skipped where the device has no room for it), a 1 MiB
+// copy near its start and a copy that ends exactly at its end must land, and one byte more, or
+// 1 MiB, from 60 KiB before the end must be refused. It does not cover pinned host memory as dst:
+// what cuMemGetAddressRange says of it, the reference does not say.
 //
-// Learn it in: lesson 05, step 7 ("Bandwidth, pinned against pageable")
-void StagingUploader::upload(CUdeviceptr dst, const void* src, size_t bytes, CUstream stream) {
+// Learn it in: lesson 05, step 1 ("Allocating device memory"), and step 4 ("Round trips")
+void uploadWithin(CUdeviceptr dst, const void* src, size_t bytes) {
   wb::notDone();
 }
-
-void StagingUploader::reserve(size_t count, size_t bytes) {
-  wb::notDone();
-}
-
-size_t StagingUploader::stagingBuffers() const {
-  wb::notDone();
-}
-
-StagingUploader::~StagingUploader() {}
 
 // Exercise 2 of 3 (fill-elements): Fill a buffer with a value of any element size, without a kernel
 //
@@ -51,13 +48,17 @@ StagingUploader::~StagingUploader() {}
 // cuMemsetD8, cuMemsetD16 and cuMemsetD32 take a count of elements, not of bytes. There is no
 // 8-byte memset: a 2D memset can set every other 4-byte word (cuMemsetD2D32 with a pitch of 8 bytes
 // and a width of one word sets one word per row, count rows), once for the low half and once for
-// the high half. dst is aligned to the element size, not necessarily to more. Throw
-// std::invalid_argument for another element size.
+// the high half. dst is aligned to the element size, not necessarily to more. count may be 0
+// (nothing to set) and may be past 2^32. Throw std::invalid_argument for another element size,
+// writing nothing. A memset the driver fails is an error: throw.
 //
-// The check: exercise05.fill-elements fills 1, 3 and 4099 elements of each size, starting one
+// The check: exercise05.fill-elements fills 0, 1, 3 and 4099 elements of each size, starting one
 // element into a buffer of known bytes, with a value whose bytes all differ. It verifies that every
 // element holds the value's bytes in order and that every byte before and after the elements is as
-// it was.
+// it was. Element sizes 0, 3 and 16 must throw std::invalid_argument and write nothing. It makes the
+// memset of each size fail once (without reaching the driver): fillElements must throw. Last, it
+// sets 2^32 + 5 one-byte elements (skipped where the device has no room for 4 GiB) and verifies
+// both ends of the range.
 //
 // Learn it in: lesson 05, step 3 ("memset counts elements")
 void fillElements(CUdeviceptr dst, const void* value, size_t elementSize, size_t count) {
@@ -69,15 +70,19 @@ void fillElements(CUdeviceptr dst, const void* value, size_t elementSize, size_t
 // Task: Your library's copy routine takes any pointer its caller has: device memory, pinned host
 // memory, or an ordinary malloc'd or std::vector buffer, and picks its path by what the memory is
 // (device memory needs no copy, pinned memory can be copied asynchronously, pageable memory must
-// be staged). Write memoryKind: say which of the three p points into, from any address inside the
-// allocation, whichever context allocated it. Memory the application pinned with cuMemHostAlloc or
-// cuMemHostRegister counts as pinned. Unified addressing lets the driver answer from the address
-// alone; for memory it never saw it answers with an error, which here is an answer, not a failure.
+// be staged). Write memoryKind: say which of the three p points into now, from any address inside
+// the allocation, whichever context or device allocated it. Memory the application pinned with
+// cuMemHostAlloc, or registered with cuMemHostRegister (while it is registered), counts as pinned.
+// Unified addressing lets the driver answer from the address alone; for memory it never saw it
+// answers CUDA_ERROR_INVALID_VALUE, which here is an answer, not a failure. Any other error is a
+// failure: throw.
 //
 // The check: exercise05.pointer-kind asks about the start and an address inside a cuMemAlloc
-// buffer, a buffer of another context, cuMemAllocHost and cuMemHostAlloc memory, a range pinned with
-// cuMemHostRegister (before, during and after), a std::vector and a variable on the stack, and
-// compares each answer with what the memory is.
+// buffer, a buffer of another context, cuMemAllocHost and cuMemHostAlloc memory, one address of a
+// range before, while and after it is registered with cuMemHostRegister, a std::vector and a
+// variable on the stack, and compares each answer with what the memory is; with two GPUs, also
+// device 1's memory, asked with device 0's context current. It makes cuPointerGetAttribute fail
+// once with CUDA_ERROR_INVALID_CONTEXT (without reaching the driver): memoryKind must throw.
 //
 // Learn it in: lesson 05, step 2 ("Pinned and pageable host memory")
 MemoryKind memoryKind(const void* p) {

@@ -16,19 +16,27 @@ namespace ex09 {
 //
 // Task: A server uploads a batch and runs a kernel over it. Done one after the other, the copy
 // engine idles while the kernel runs and the SMs idle while the copy runs. Write pipeline: split
-// the n floats at host (pinned memory) into `chunks` parts (the last one takes the remainder); for
-// each part, copy it to the same offset of device in stream copies, and launch burn(device +
-// offset, the part's length, rounds) with kBurnBlocks blocks of kBurnThreads threads in stream
-// compute, where it must not start before its own part has arrived. Then part i + 1 is copied
-// while part i is burned. Only enqueue: return before any of it has run. The caller synchronises
-// both streams.
+// the n floats at host (pinned memory) into `chunks` parts of n / chunks floats, the last one taking
+// the remainder as well (n need not be a multiple of chunks); for each part, copy it to the same
+// offset of device in stream copies, and launch burn(device + offset, the part's length, rounds)
+// with kBurnBlocks blocks of kBurnThreads threads in stream compute, where it must not start before
+// its own part has arrived, and must not wait for any later part. Then part i + 1 is copied while
+// part i is burned, and no copy waits for a kernel. Only enqueue: return before any of it has run;
+// the caller synchronises both streams. Destroy every event you make before returning (waits
+// already enqueued stay in force). A driver call that fails is an error: throw, and leave no event
+// behind.
 //
-// The check: exercise09.pipeline holds copies with a gate kernel, calls pipeline, and verifies that
-// it returned while the gate was still closed, and that once the streams ran every element equals
-// a reference burned on the GPU after a plain copy. Then it times, in this run, copying all parts
-// alone, burning them alone (with rounds chosen so both take about as long) and the pipeline, and
-// verifies that the pipeline saved at least 0.8 of what a perfect overlap would: its time is at
-// most sum - 0.8 * (sum - ideal), with sum = copy + burn and ideal = max + min / chunks.
+// The check: exercise09.pipeline holds copies with a gate kernel and calls pipeline for a count
+// that the chunks do not divide; it verifies that pipeline returned while the gate was still closed
+// and left no event (or other handle) behind, and that once the streams ran every element equals a
+// reference burned on the GPU after a plain copy. It records a pipeline with stream capture (lesson
+// 15 teaches it; here it only draws the order as a graph) and verifies that each part's kernel
+// depends on its own part's copy and on no later copy, and that no copy depends on a kernel. It
+// makes the second cuStreamWaitEvent fail (without reaching the driver): pipeline must throw and
+// leave no event behind. Then it times, in this run, copying all parts alone, burning them alone
+// (with rounds chosen so both take about as long) and the pipeline, and verifies that the pipeline
+// saved at least 0.8 of what a perfect overlap would: its time is at most sum - 0.8 * (sum - ideal),
+// with sum = copy + burn and ideal = max + min / chunks.
 //
 // Learn it in: lesson 09, step 3 ("Overlapping a copy with a kernel"), and step 4 ("cuStreamWaitEvent orders work across streams")
 void pipeline(CUfunction burn, const float* host, CUdeviceptr device, unsigned n, unsigned chunks, unsigned rounds,
@@ -42,15 +50,21 @@ void pipeline(CUfunction burn, const float* host, CUdeviceptr device, unsigned n
 // loading may wait for the kernels already running there. Code that needs two kernels to run at
 // the same time, one waiting on a flag the other sets, as lesson 09's gate waits on the host, then
 // waits until the first gives up, or forever. Write preloadKernels: load every kernel of library
-// into the current context now, so that no later launch there has to. You cannot launch them to do
-// it (you know none of their parameters): list the library's kernels, get each one's CUfunction in
-// the current context, and make sure each is fully loaded.
+// into the current context now, so that no later launch there has to. The current context is
+// whichever the caller made current (a primary context or one of its own), and each call loads into
+// that one, however many contexts were served before; leave the caller's context stack as it is.
+// You cannot launch the kernels to load them (you know none of their parameters): list the
+// library's kernels, get each one's CUfunction in the current context, and make sure each is fully
+// loaded. A driver call that fails is an error: throw.
 //
 // The check: exercise09.preload-kernels loads streams.fatbin afresh with device 0's primary context
 // current and calls preloadKernels. Then it launches the gate kernel in one stream and a stamp
 // kernel in another, and verifies that the stamp ran while the gate was still waiting; and that
 // every function of the library's module in that context reports itself loaded
-// (cuLibraryGetModule, cuModuleEnumerateFunctions, cuFuncIsLoaded).
+// (cuLibraryGetModule, cuModuleEnumerateFunctions, cuFuncIsLoaded), and that the context stack is
+// as it was. It does the same for one library in the primary context and then in a context of its
+// own (cuCtxCreate), and with two GPUs in device 1's primary context too. It makes cuFuncLoad fail
+// once (without reaching the driver): preloadKernels must throw.
 //
 // Learn it in: lesson 07, step 2 ("What is in it"), and lesson 09's section "Pending work on purpose: the gate"
 void preloadKernels(CUlibrary library) {
@@ -61,18 +75,33 @@ void preloadKernels(CUlibrary library) {
 //
 // Task: A producer thread uploads frames from ordinary (pageable) memory. It must never block on
 // the GPU: when the GPU falls behind, it drops the frame or tries again later; and it reuses its
-// own memory as soon as an upload call returns. Write StagingRing. The constructor allocates
-// `buffers` staging buffers of bytesEach bytes in pinned memory, with an event each. tryUpload
-// takes the ring's next buffer: if that buffer's last copy has not run yet, it returns false and
-// does nothing; otherwise it copies src into the buffer, enqueues the copy from the buffer to dst
-// in stream, records the buffer's event right behind it, moves the ring on and returns true,
-// before the copy has run. The destructor waits for the buffers' last copies and frees everything.
+// own memory as soon as an upload call returns. Write StagingRing. The constructor allocates, once,
+// `buffers` staging buffers of bytesEach bytes in pinned memory (cuMemAllocHost), with an event
+// each; 0 buffers or 0 bytes is refused with std::invalid_argument, and if an allocation fails part
+// way, what was made is given back before the exception leaves. tryUpload allocates nothing. It
+// takes the ring's next buffer: if that buffer's last copy has not run yet (cuEventQuery answers
+// CUDA_ERROR_NOT_READY), it returns false and does nothing; any other error from the query is an
+// error: throw. Otherwise it copies src into the buffer, enqueues the copy from the buffer to dst in
+// stream with cuMemcpyHtoDAsync, records the buffer's event right behind that copy (an event
+// recorded before it would complete before the copy has run), moves the ring on and returns true,
+// before the copy has run. More bytes than bytesEach: std::invalid_argument. If the copy cannot be
+// enqueued, throw and leave the ring as it was. The destructor waits for the buffers' last copies
+// and gives back every buffer and event.
 //
 // The check: exercise09.staging-ring makes a ring of two buffers and, with a gate kernel holding the
 // stream, uploads three frames, overwriting each source right after its call. It verifies that
-// the first two were accepted and the third refused while the gate was still closed; and, once the
-// gate opened and the stream ran, that the device holds the first two frames as they were passed,
-// that the refused frame wrote nothing, and that the same upload is accepted now.
+// the first two were accepted and the third refused while the gate was still closed, and that
+// tryUpload allocated nothing; and, once the gate opened and the stream ran, that the device holds
+// the first two frames as they were passed, that the refused frame wrote nothing, that the same
+// upload is accepted now, and that the destroyed ring gave back everything it held. It refuses a
+// ring of 0 buffers or of 0 bytes and an upload larger than a buffer. It makes calls fail without
+// reaching the driver: the second cuEventCreate of a constructor (nothing may be left behind), a
+// cuEventQuery (tryUpload must throw), and a cuMemcpyHtoDAsync (tryUpload must throw without
+// recording an event, and the next uploads must be accepted and arrive). It does not cover a
+// destructor that frees the buffers without waiting for their copies: cuMemFreeHost may wait for
+// the device by itself (the reference says nothing either way), so such a destructor cannot be
+// shown to fail; nor a copy enqueued straight from the caller's pageable memory, which the driver
+// may stage itself before returning (lesson 09, step 2).
 //
 // Learn it in: lesson 09, step 2 ("Asynchronous copies need pinned memory"), and step 1 ("A stream is a queue")
 StagingRing::StagingRing(unsigned buffers, std::size_t bytesEach) {

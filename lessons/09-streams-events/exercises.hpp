@@ -22,14 +22,16 @@ void preloadKernels(CUlibrary library);
 // Exercise 3: uploads through a ring of pinned staging buffers, reusing one only after the copy that reads it has run.
 class StagingRing {
  public:
-  // buffers staging buffers of bytesEach bytes each, in pinned host memory.
+  // buffers staging buffers of bytesEach bytes each, in pinned host memory, with an event each, made
+  // here once; 0 buffers or 0 bytes: std::invalid_argument.
   StagingRing(unsigned buffers, std::size_t bytesEach);
   // Frees them, once no copy can still read them.
   ~StagingRing();
   StagingRing(const StagingRing&) = delete;
   StagingRing& operator=(const StagingRing&) = delete;
-  // Copies bytes (at most bytesEach) from src into the next staging buffer and enqueues its copy to
-  // dst in stream; returns false, doing nothing, while that buffer's last copy has not run.
+  // Copies bytes (at most bytesEach, else std::invalid_argument) from src into the next staging
+  // buffer and enqueues its copy to dst in stream; returns false, doing nothing, while that buffer's
+  // last copy has not run.
   bool tryUpload(const void* src, std::size_t bytes, CUdeviceptr dst, CUstream stream);
 
  private:

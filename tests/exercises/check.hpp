@@ -1,6 +1,6 @@
 // What every exercise check includes: doctest, the course's test helpers, and EXERCISE().
 //
-//   EXERCISE("staging-copy", "A pinned staging copy that returns before the copy has run",
+//   EXERCISE("bounded-upload", "An upload that refuses to write past the end of its allocation",
 //            "hint the learner sees while it is not done") {
 //     TEST_CASE("...") { ... }
 //   }

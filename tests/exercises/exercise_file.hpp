@@ -14,7 +14,7 @@
 namespace wbx {
 
 // One exercise as its comment in exercises.cpp states it:
-//   // Exercise 1 of 3 (staging-copy): A pinned staging copy that returns before the copy has run
+//   // Exercise 1 of 3 (bounded-upload): An upload that refuses to write past the end of its allocation
 //   //
 //   // Task: ...
 //   //

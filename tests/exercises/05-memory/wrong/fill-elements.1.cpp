@@ -12,6 +12,9 @@
 namespace ex05 {
 
 void fillElements(CUdeviceptr dst, const void* value, size_t elementSize, size_t count) {
+  if (elementSize != 1 && elementSize != 2 && elementSize != 4 && elementSize != 8)
+    throw std::invalid_argument("fillElements: an element is 1, 2, 4 or 8 bytes, not " + std::to_string(elementSize));
+  if (count == 0) return;
   const size_t bytes = count * elementSize;
   switch (elementSize) {
     case 1: {
@@ -39,8 +42,6 @@ void fillElements(CUdeviceptr dst, const void* value, size_t elementSize, size_t
       CU_CHECK(cuMemsetD2D32(dst + 4, 8, half[1], 1, bytes));
       return;
     }
-    default:
-      throw std::invalid_argument("fillElements: an element is 1, 2, 4 or 8 bytes, not " + std::to_string(elementSize));
   }
 }
 
