@@ -28,17 +28,20 @@ namespace ex10 {
 // attempt. Then start a fresh worker with that chunk and the ones after it, unless the chunk has
 // had maxAttempts attempts: then it has failed, and the fresh worker starts with the chunk after
 // it. A finished chunk is never run again. Return one ChunkOutcome per chunk, in the order given:
-// whether it is done, the result its worker reported, and its attempts (the worker that finished it
-// and the workers it stopped).
+// whether it is done, the result its worker reported (a 64-bit number), and its attempts (the
+// worker that finished it and the workers it stopped).
 //
 // The check: exercise10.supervisor runs your runJob in a child process (ended after 60 s) on eight
 // chunks with maxAttempts 2 and workers of its own: this check binary in a worker mode, which runs
 // lesson 10's job_chunk kernel and faults (a write to address 0x10) on one chunk at its first
 // attempt only and on another at every attempt. It verifies that runJob returned within the time
-// limit; that every chunk but the one that always faults is done with the sum computed on the host,
-// after 1 attempt, or 2 for the chunk that faulted once; that the chunk that always faults is not
-// done after exactly 2 attempts; from the workers' own log, that each chunk was begun exactly that
-// many times; and that four workers were started, the fewest that can finish the job.
+// limit; that every chunk but the one that always faults is done with the sum computed on the host
+// (each sum needs more than 32 bits), after 1 attempt, or 2 for the chunk that faulted once; that
+// the chunk that always faults is not done after exactly 2 attempts; from the workers' own log,
+// that each chunk was begun exactly that many times; and that four workers were started, the
+// fewest that can finish the job. Its workers end by exiting with an error: it does not try a
+// worker killed by a signal or one that hangs until its time limit (waiting for that limit would
+// cost the check its seconds), so read how a worker ended only through the chunks it reported.
 //
 // Learn it in: lesson 10, step 5 ("A supervisor that finishes the job"), and step 1 ("A fault, call by call")
 std::vector<ChunkOutcome> runJob(const std::vector<std::string>& worker, const std::vector<unsigned>& chunks,
@@ -57,21 +60,25 @@ std::vector<ChunkOutcome> runJob(const std::vector<std::string>& worker, const s
 // or its context unusable (read the comments on the CUresult codes in cuda.h: "This leaves the
 // process in an inconsistent state and any further CUDA work will return the same error. To
 // continue using CUDA, the process must be terminated and relaunched."; and CUDA_ERROR_ASSERT's
-// "The context cannot be used anymore"), false for CUDA_SUCCESS and for the errors after which the
-// context goes on working. Codes the reference says neither of (an uncorrectable ECC error, an
-// unknown error) are yours to decide; the check does not test them.
+// "The context cannot be used anymore": a server whose work lives in the primary context has no
+// other context to go on in). False for CUDA_SUCCESS, for CUDA_ERROR_NOT_READY (which cuda.h calls
+// "not actually an error": work still running), and for every error after which the context goes
+// on working. Codes the reference says neither of (an uncorrectable ECC error, an unknown error)
+// are yours to decide; the check does not test them.
 //
 // The check: exercise10.must-restart verifies that mustRestart says true for each code cuda.h
 // documents so (CUDA_ERROR_ followed by ILLEGAL_ADDRESS, LAUNCH_TIMEOUT, HARDWARE_STACK_ERROR,
 // ILLEGAL_INSTRUCTION, MISALIGNED_ADDRESS, INVALID_ADDRESS_SPACE, INVALID_PC, LAUNCH_FAILED,
 // ASSERT, MPS_CLIENT_TERMINATED, EXTERNAL_DEVICE, and with CUDA 13's header CONTAINED and
-// TENSOR_MEMORY_LEAK) and false for CUDA_SUCCESS. Then it asks about the codes this driver really
-// returns: child processes fault four ways (an illegal address, `__trap()`, a failed device-side
-// assert, a misaligned read), and what their synchronisation returned must mean restart, where a
-// later allocation failed too and the code is one of those documented. And in this process, a
-// launch of 2048 threads per block, an allocation of twice the device's memory, registering the
-// same host memory twice and looking up a kernel the image does not have must not mean restart;
-// after each, the check proves the context still works by running a kernel and reading its sum.
+// TENSOR_MEMORY_LEAK) and false for CUDA_SUCCESS and CUDA_ERROR_NOT_READY. Then it asks about the
+// codes this driver really returns: child processes fault four ways (an illegal address,
+// `__trap()`, a failed device-side assert, a misaligned read), and what their synchronisation
+// returned must mean restart, where a later allocation failed too and the code is one of those
+// documented. And in this process, six calls that fail must not mean restart: a launch of 2048
+// threads per block, an allocation of twice the device's memory, registering the same host memory
+// twice, looking up a kernel the image does not have, the time between two events never recorded,
+// and an allocation from a thread with no current context; after each, the check proves the
+// context still works by running a kernel and reading its sum.
 //
 // Learn it in: lesson 10, step 2 ("Other faults"), and step 3 ("Errors that are not sticky")
 bool mustRestart(CUresult error) {
@@ -80,29 +87,34 @@ bool mustRestart(CUresult error) {
 
 // Exercise 3 of 3 (launch-log): Launches that name the kernel behind an asynchronous fault
 //
-// Task: A fault is reported by whichever call next waits for the GPU, so the error a server logs
-// names an innocent line. Write LaunchLog (declared in exercises.hpp), a launcher that makes every
-// error name the launches that may have caused it. The constructor takes the stream to launch into
-// and whether to debug. launch(name, f, blocks, threads, args) launches f over blocks x threads
-// (one dimension, no shared memory) in the stream and remembers its name; wait() synchronises the
-// stream. Any failure, the launch call's own or a fault reported later, throws LaunchError with the
-// CUresult and the names of every launch since the last wait() that succeeded, in launch order, the
-// failing launch's own included; after throwing, the list starts empty again, as it does after a
-// successful wait(). In debug mode every launch waits for its kernel before it returns, so a fault
-// is thrown by the launch that faulted, naming it alone: slow, for finding the kernel. Without it
-// nothing waits but wait(), and an error names the few launches since the last successful wait
-// instead of an innocent line.
+// Task: A fault is reported by a later call, whichever one runs after the driver has seen it, so
+// the error a server logs names an innocent line. Write LaunchLog (declared in exercises.hpp), a
+// launcher that makes every error name the launches that may have caused it. The constructor takes
+// the stream to launch into and whether to debug. launch(name, f, blocks, threads, args) launches f
+// over blocks x threads (one dimension, no shared memory) in that stream and remembers its name;
+// wait() synchronises that stream, and no other: other streams of the context hold work that is
+// none of the log's business. Any failure, the launch call's own or a fault reported later, throws
+// LaunchError with the CUresult the driver returned and the names of every launch since the last
+// wait() that succeeded, in launch order, the failing launch's own included; after throwing, the
+// list starts empty again, as it does after a successful wait(). In debug mode every launch waits
+// for its kernel (as wait() does) before it returns, so a fault is thrown by the launch that
+// faulted, naming it alone: slow, for finding the kernel. Without it nothing waits but wait(), and
+// an error names the few launches since the last successful wait instead of an innocent line.
 //
 // The check: exercise10.launch-log launches fill (a kernel that works), scribble (lesson 10's
 // write_to, at address 0x10) and after (one that works) through a LaunchLog, then calls wait(), in
 // two child processes. In debug mode it verifies that the launch of scribble threw, with
 // CUDA_ERROR_ILLEGAL_ADDRESS and the suspects {scribble}; without it, that the launch of after or
 // the wait threw, with CUDA_ERROR_ILLEGAL_ADDRESS and the suspects {fill, scribble, after}. In this
-// process, where nothing faults, it verifies that a launch of 2048 threads per block throws
-// CUDA_ERROR_INVALID_VALUE naming that launch alone; that a launch and a wait then work and compute
-// the right sum; and that one more launch and then a refused one name those two only.
+// process, where nothing faults, it verifies that two launches of 2048 threads per block in a row
+// each throw the code the driver gives that launch, naming that launch alone; that with the log's
+// stream held by a gate kernel (lesson 09) and a memset of the sum queued behind it, a launch
+// returns while the gate still waits, and gives the right sum once the gate opens (so it ran after
+// the memset, in that stream); that wait() and a debug-mode launch return while a gate holds
+// another stream of the context; and that one more launch and then a refused one name those two
+// only.
 //
-// Learn it in: lesson 10, step 4 ("Finding the faulting launch")
+// Learn it in: lesson 10, step 4 ("Finding the faulting launch"), and lesson 09, step 1 ("A stream is a queue")
 LaunchLog::LaunchLog(CUstream stream, bool debug) {
   wb::notDone();
 }

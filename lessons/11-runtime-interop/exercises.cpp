@@ -17,23 +17,34 @@ namespace ex11 {
 // there), and from threads where another library left a context of its own current. Write
 // scaleInStream: enqueue the kernel scale (vector_ops, loaded by the caller with
 // cuLibraryLoadFromFile; its parameters are float* data, float factor, float offset, unsigned n)
-// over the n floats at data in stream, after what the framework queued there before your call and
-// before what it queues after. Only enqueue: the framework synchronises when it needs the result.
-// Do the work in the context the stream belongs to, whatever the thread has current, and leave the
-// thread's current context exactly as you found it, also when a call fails: the framework's next
-// cudaMalloc in that thread goes to whatever context is current there.
+// with cuLaunchKernel over the n floats at data in stream, in blocks of 256 threads, after what
+// the framework queued there before your call and before what it queues after. n need not be a
+// multiple of 256, and it may be 0 (an empty tensor): then enqueue nothing and return. Only
+// enqueue: the framework synchronises when it needs the result. The work runs in the context the
+// stream belongs to, whatever the thread has current (cuLaunchKernel's reference: a CUkernel
+// launched into a stream runs in that stream's context). Leave the thread's context stack exactly
+// as you found it and hold nothing afterwards that you did not hold before (no retained primary
+// context), also when a call fails, and report a failure by throwing wb::DriverError (CU_CHECK
+// does): the framework's next cudaMalloc in that thread goes to whatever context is current there.
 //
 // The check: exercise11.framework-stream calls scaleInStream once to warm up (times one, plus
 // nothing); then it holds a non-blocking runtime stream with a gate kernel, queues the framework's
-// add_one on zeros, calls scaleInStream with factor 2 and offset 3, and queues add_one again. It
-// verifies that the call returned while the gate was still closed, that every element then is 6
-// (add one, times two plus three, add one), and that the primary context is still current. Then it
-// calls scaleInStream on ones from a new thread, and verifies that the thread has no current context
-// afterwards either; from a thread where another library's context is current, and verifies that it
-// still is; and with a stream and memory the framework made while a context of its own was current,
-// called from a thread where the primary context is current. Each time every element must be 5.
+// add_one on ones, calls scaleInStream with factor 2 and offset 3 over n = 100000 elements (not a
+// multiple of 256), and queues add_one again. It verifies that the call returned while the gate was
+// still closed, that every element then is 8 ((1 + 1) * 2 + 3, + 1; a kernel put in another stream
+// would have run before the gate opened) and the 256 floats after the n are untouched, and that the
+// primary context is still current. Then it calls scaleInStream on twos from a new thread, and
+// verifies that the thread has no current context afterwards either; from a thread where another
+// library's context is current, and verifies that it still is, and alone on that thread's stack;
+// and with a stream and memory the framework made while a context of its own was current, called
+// from a thread where the primary context is current. Each time every element must be 7, and the
+// process must hold what it held before (the check counts contexts, primary-context retains,
+// streams, events and allocations). Last, it makes one cuLaunchKernel fail (the check stands between
+// your code and the driver) and verifies that scaleInStream threw wb::DriverError with that code and
+// left the calling thread's context stack as it was; that with n = 0 it returns, changing nothing;
+// and that a tensor of 100 floats, fewer than a block, is scaled.
 //
-// Learn it in: lesson 11, step 4 ("A new thread"), and step 6 ("Libraries push and pop")
+// Learn it in: lesson 11, step 4 ("A new thread"), and step 6 ("Libraries push and pop"), and lesson 07, step 3 ("One CUkernel, every context")
 void scaleInStream(CUkernel scale, float* data, unsigned n, float factor, float offset, cudaStream_t stream) {
   wb::notDone();
 }
@@ -44,19 +55,25 @@ void scaleInStream(CUkernel scale, float* data, unsigned n, float factor, float 
 // runtime's way. Your driver-side code must launch one of them itself (to give it launch
 // attributes, to record it into a graph of its own, to launch it where the framework does not), in
 // whatever context the caller's stream belongs to: the primary context, which the runtime uses, or
-// a context the application created and made current, which the runtime then uses too. Write
-// addOneThroughDriver: enqueue the framework's kernel add_one (its entry address is addOneEntry();
-// its parameters are float* data, unsigned n) over the n floats at data in stream with
-// cuLaunchKernel, in blocks of 256 threads, and return before it has run. Take the kernel's handle
-// from the runtime: nvcc gave add_one a C++ name, and the driver cannot look it up by a name you
-// can write.
+// a context the application created, which the runtime uses while it is current. The calling
+// thread may have the other of the two current. Write addOneThroughDriver: enqueue the framework's
+// kernel add_one (its entry address is addOneEntry(); its parameters are float* data, unsigned n)
+// over the n floats at data in stream with cuLaunchKernel, in blocks of 256 threads (n need not be
+// a multiple of 256), return before it has run, and throw on a failure (wb::DriverError for a
+// driver call's). Take the kernel's handle from the runtime: nvcc gave add_one a C++ name, and the
+// driver cannot look it up by a name you can write. A handle that belongs to one context (a
+// CUfunction, lessons 06 and 07) is refused in a stream of another.
 //
 // The check: exercise11.kernel-through-driver calls addOneThroughDriver once to warm up; then it
 // holds the stream with a gate kernel, queues the framework's cudaMemsetAsync to zero, and calls it
 // for all 1000 elements and again for the first 100; it verifies that the calls returned while the
-// gate was still closed, and that the first 100 elements are then 2 and the others 1. Then it calls
-// it with memory and a stream of the primary context, and afterwards with memory and a stream the
-// runtime made in a context the check created and made current, and verifies each result.
+// gate was still closed, and that the first 100 elements are then 2 and the others 1 (a kernel put
+// in another stream would have run before the gate opened). Then it calls it with memory and a
+// stream of the primary context; with memory and a stream the runtime made in a context the check
+// created and made current; and with that context's memory and stream from a thread where the
+// primary context is current; and verifies each result. Last, it makes one cuLaunchKernel fail (the
+// check stands between your code and the driver) and verifies that addOneThroughDriver threw
+// wb::DriverError with that code.
 //
 // Learn it in: lesson 11, step 5 ("Kernels both ways"), and step 2 ("A context the driver made current")
 void addOneThroughDriver(float* data, unsigned n, cudaStream_t stream) {

@@ -20,14 +20,19 @@ namespace ex12 {
 // another; a version newer than the driver supports is refused outright. Write resolveEntryPoint:
 // look symbol up as of cudaVersion with the default flags, and return Found with the pointer, or
 // which of the three other answers it was, with no pointer. Throw wb::DriverError for any other
-// failure of the call.
+// failure of the call: an error for a version this driver does support is not BeyondDriver.
 //
 // The check: exercise12.entry-point resolves cuMemAlloc, cuMemFree and cuDriverGetVersion as of CUDA
 // 12.0 and verifies that each is Found and works when called through its type from cudaTypedefs.h:
 // it allocates and frees 4 KiB in the primary context, and reads the same version as
-// cuDriverGetVersion. Then it verifies NotInDriver for a name no driver has, NotInVersion for
-// cuLibraryLoadData as of CUDA 11.8 (it arrived in 12.0), and BeyondDriver for cuMemAlloc as of a
-// CUDA version one major past the driver's, each with no pointer.
+// cuDriverGetVersion. It verifies that cuMemAlloc as of the driver's own version is Found. Then it
+// verifies NotInDriver for a name no driver has, NotInVersion for cuLibraryLoadData as of CUDA 11.8
+// (it arrived in 12.0), and BeyondDriver for cuMemAlloc as of a CUDA version one minor past the
+// driver's and one major past it, each with no pointer. Last, it makes cuGetProcAddress itself fail
+// (the check stands between your code and the driver), once with CUDA_ERROR_INVALID_VALUE and once
+// with CUDA_ERROR_NOT_SUPPORTED, for cuMemAlloc as of CUDA 12.0, and verifies that each is thrown as
+// wb::DriverError with its code. It does not tell the default flags from the per-thread or legacy
+// ones: for the functions it looks up they find the same pointer.
 //
 // Learn it in: lesson 12, step 3 ("Entry points at run time")
 Resolved resolveEntryPoint(const char* symbol, int cudaVersion) {
@@ -53,7 +58,9 @@ Resolved resolveEntryPoint(const char* symbol, int cudaVersion) {
 // driver minor, a newer driver major, an older driver minor, and an older driver major, each as
 // 12.x or 13.x) and verifies the level and that the message names both versions as major.minor.
 // Then it verifies that checkThisProcess says what checkVersions says for cuDriverGetVersion and
-// CUDA_VERSION.
+// CUDA_VERSION, on this driver and while the check makes cuDriverGetVersion report a driver one
+// major version older than CUDA_VERSION and then one newer (the check stands between your code and
+// the driver). It does not judge the advice in the message, only the versions it names.
 //
 // Learn it in: lesson 12, step 1 ("Three versions")
 VersionCheck checkVersions(int driverVersion, int toolkitVersion) {
@@ -69,22 +76,28 @@ VersionCheck checkThisProcess() {
 // Task: A plugin ships each kernel as a cubin for the GPUs it was built for and as PTX, and loads
 // them itself. On a GPU it was built for, the cubin must be used: it is ready to run, while PTX is
 // compiled by the driver at every cold start (lesson 12, step 6). On another GPU the cubin does not
-// load, and the PTX is compiled for it. Write loadKernel: load cubin into the current context and
-// get the kernel name from it; if either step fails, unload what was loaded and do the same with
-// ptx; say which image the kernel came from. Under lazy loading a load can succeed and its error
-// come only when the kernel is first needed, so getting the kernel is part of loading it. If the
-// PTX fails too (the JIT may be forbidden on this machine), leave nothing loaded and throw the PTX's
-// error as a wb::DriverError: the cubin's is expected on other GPUs and says nothing about why the
-// fallback failed.
+// load, and the PTX is compiled for it. Write loadKernel: load cubin into the current context with
+// cuModuleLoadData and get the kernel name from it; if either step fails, unload what was loaded
+// and do the same with ptx; say which image the kernel came from. Under lazy loading a load can
+// succeed and its error come only when the kernel is first needed, so getting the kernel is part of
+// loading it. If the PTX fails too (the JIT may be forbidden on this machine, or neither image has
+// the kernel), leave nothing loaded and throw the PTX's error as a wb::DriverError: the cubin's is
+// expected on other GPUs and says nothing about why the fallback failed. On success the module of
+// the kernel is the only one left loaded.
 //
 // The check: exercise12.cubin-or-ptx runs two child processes (this check again), each with the
 // driver's JIT settings chosen explicitly, whatever your shell sets, and an empty JIT cache folder of
 // its own. With the JIT allowed, the child loads fill from the cubin built for this device's
 // architecture and verifies that it did not come from the PTX, then from a cubin for another
 // architecture and verifies that it did; each time it runs fill and scale (from the same module)
-// and checks the result. With the JIT forbidden (CUDA_DISABLE_PTX_JIT=1), the child verifies that
-// the device's own cubin still loads, not from PTX, and that with the foreign cubin loadKernel throws
-// a wb::DriverError with the code the PTX alone gets there.
+// and checks the result. Then it asks for a kernel neither image has, and verifies that loadKernel
+// throws a wb::DriverError with the code the PTX alone gets (CUDA_ERROR_NOT_FOUND). With the JIT
+// forbidden (CUDA_DISABLE_PTX_JIT=1), the child verifies that the device's own cubin still loads,
+// not from PTX, and that with the foreign cubin loadKernel throws a wb::DriverError with the code the
+// PTX alone gets there. After every call it counts the modules the process holds (the check stands
+// between your code and the driver): one more after a success, none after a failure. It does not
+// try a cubin that fails for another reason than its architecture (a damaged image), which the
+// driver does not always survive.
 //
 // Learn it in: lesson 12, step 5 ("Images against devices and drivers"), and lesson 06, step 5 ("Every load error")
 LoadedKernel loadKernel(const std::vector<char>& cubin, const std::vector<char>& ptx, const char* name) {

@@ -3,8 +3,9 @@
 // one test case marked `* doctest::skip(!wbt::inChild())`, with a time limit, and printing what it
 // saw in lines this process reads back. The supervisor's workers are such children too, started by
 // the learner's runJob. This process never faults (the sanitize target checks it, not its
-// children), and nothing sleeps.
+// children), and nothing sleeps: pending work comes from lesson 09's gate kernel.
 #include "check.hpp"
+#include "gate.hpp"
 #include "scratch.hpp"
 #include "10-kernel-faults/exercises.hpp"
 
@@ -17,8 +18,10 @@
 #include <fstream>
 #include <future>
 #include <new>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -80,6 +83,18 @@ struct Lab {
     CU_CHECK(cuLibraryGetKernel(&k, library, name));
     return reinterpret_cast<CUfunction>(k);
   }
+};
+
+// Lab, and the gate kernel of streams.fatbin (lesson 09) loaded into the context before any gate closes.
+struct GateLab : Lab {
+  CUlibrary streams = nullptr;
+  wb::StreamKernels k;
+  GateLab() {
+    CU_CHECK(cuLibraryLoadFromFile(&streams, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
+                                   nullptr, nullptr, 0));
+    k = wb::StreamKernels::load(streams);
+  }
+  ~GateLab() { cuLibraryUnload(streams); }
 };
 
 using wbt::Stream;
@@ -310,10 +325,11 @@ EXERCISE("must-restart", "A health check that tells from an error whether the pr
          "relaunched\" (search the header for that phrase; there are more than the 7xx codes) and for "
          "CUDA_ERROR_ASSERT; false otherwise. A refused launch, CUDA_ERROR_OUT_OF_MEMORY or a missing kernel are "
          "about one call: the context goes on.") {
-  TEST_CASE("true for every code cuda.h documents as leaving the process or its context unusable, false for CUDA_SUCCESS") {
+  TEST_CASE("true for every code cuda.h documents as leaving the process or its context unusable, false for CUDA_SUCCESS and CUDA_ERROR_NOT_READY") {
     std::vector<bool> verdicts;
     for (CUresult code : kDocumentedFatal) verdicts.push_back(ex10::mustRestart(code));
     const bool onSuccess = ex10::mustRestart(CUDA_SUCCESS);
+    const bool onNotReady = ex10::mustRestart(CUDA_ERROR_NOT_READY);
     for (size_t i = 0; i < verdicts.size(); ++i) {
       const std::string code = wb::errorName(kDocumentedFatal[i]);
       CAPTURE(code);
@@ -321,6 +337,7 @@ EXERCISE("must-restart", "A health check that tells from an error whether the pr
       CHECK_MESSAGE(restart, "the reference documents this code as the end of the process's CUDA");
     }
     CHECK_FALSE(onSuccess);
+    CHECK_MESSAGE(!onNotReady, "cuda.h: CUDA_ERROR_NOT_READY \"is not actually an error\": work is still running");
   }
 
   // In a child: one kind of fault (WORKBOOK_FAULT_KIND), then what synchronising and allocating return.
@@ -386,7 +403,7 @@ EXERCISE("must-restart", "A health check that tells from an error whether the pr
     }
   }
 
-  TEST_CASE("errors after which this process goes on working do not mean restart: a launch of too many threads, an allocation too large, memory registered twice, a kernel the image lacks") {
+  TEST_CASE("errors after which this process goes on working do not mean restart: a launch of too many threads, an allocation too large, memory registered twice, a kernel the image lacks, events never recorded, no current context") {
     Lab lab;
     const CUfunction chunk = lab.kernel("job_chunk");
     wbt::DeviceBuffer sum(sizeof(unsigned long long));
@@ -418,6 +435,26 @@ EXERCISE("must-restart", "A health check that tells from an error whether the pr
     CUkernel missing = nullptr;
     const CUresult lookup = cuLibraryGetKernel(&missing, lab.library, "no_such_kernel");
     met.push_back({"cuLibraryGetKernel of a name the image lacks", lookup, contextWorks(chunk, sum.get())});
+
+    // cuEventElapsedTime: "If cuEventRecord() has not been called on either event then
+    // CUDA_ERROR_INVALID_HANDLE is returned".
+    CUevent start = nullptr, end = nullptr;
+    CU_CHECK(cuEventCreate(&start, CU_EVENT_DEFAULT));
+    CU_CHECK(cuEventCreate(&end, CU_EVENT_DEFAULT));
+    float ms = 0;
+    const CUresult unrecorded = cuEventElapsedTime(&ms, start, end);
+    cuEventDestroy(start);
+    cuEventDestroy(end);
+    met.push_back({"cuEventElapsedTime of two events never recorded", unrecorded, contextWorks(chunk, sum.get())});
+
+    // A thread of a pool that no one made a context current in (lesson 03).
+    CUresult noContext = CUDA_SUCCESS;
+    std::thread([&noContext] {
+      CUdeviceptr p = 0;
+      noContext = cuMemAlloc(&p, 4096);
+      if (noContext == CUDA_SUCCESS) cuMemFree(p);
+    }).join();
+    met.push_back({"cuMemAlloc in a thread with no current context", noContext, contextWorks(chunk, sum.get())});
 
     std::vector<bool> verdicts;
     for (const Met& m : met) verdicts.push_back(ex10::mustRestart(m.code));
@@ -499,42 +536,93 @@ EXERCISE("launch-log", "Launches that name the kernel behind an asynchronous fau
     CHECK(suspects == "fill,scribble,after");
   }
 
-  TEST_CASE("a launch the driver refuses throws at once, naming the launches since the last successful wait and no others, and the log goes on working") {
-    Lab lab;
+  TEST_CASE("a refused launch throws the driver's code naming the launches since the last successful wait, the list starts empty after each throw, launches go into the log's stream without waiting, and wait() waits for that stream alone") {
+    GateLab lab;
     const CUfunction chunk = lab.kernel("job_chunk");
-    Stream stream;
     wbt::DeviceBuffer sum(sizeof(unsigned long long));
-    ChunkArgs args(sum.get(), 0, 4, 0);
+    REQUIRE(contextWorks(chunk, sum.get()));  // job_chunk is loaded into the context before a gate closes
+    ChunkArgs args(sum.get(), 0, 4, 0);       // 0 + 1 + 4 + 9
+    // What the driver itself says to a block of 2048 threads: the reference lists several codes a
+    // launch may return, and does not say which this one gets.
+    const CUresult tooWide = cuLaunchKernel(chunk, 1, 1, 1, 2048, 1, 1, 0, nullptr, args.list, nullptr);
+    REQUIRE(tooWide != CUDA_SUCCESS);
+    // Under compute-sanitizer no kernel runs beside a waiting gate (lesson 09): there the parts that
+    // need two at once are left out (only the solutions run there).
+    const bool besideAGate = !wb::underSanitizer();
+    Stream stream, other;
     ex10::LaunchLog log(stream.get(), false);
     const Thrown refused = attempt([&] { log.launch("too-wide", chunk, 1, 2048, args.list); });
-    CU_CHECK(cuMemsetD32Async(sum.get(), 0, 2, stream.get()));
-    const Thrown first = attempt([&] {
-      log.launch("first-sum", chunk, 1, 256, args.list);
-      log.wait();
-    });
-    CU_CHECK(cuStreamSynchronize(stream.get()));
+    const Thrown refusedAgain = attempt([&] { log.launch("too-wide-again", chunk, 1, 2048, args.list); });
+
+    Thrown first, waited;
+    wb::Gate::Outcome whenLaunched = wb::Gate::TimedOut, whenWaited = wb::Gate::TimedOut;
+    {
+      std::optional<wb::Gate> elsewhere;  // another stream of the context, held until wait() has returned
+      if (besideAGate) elsewhere.emplace(lab.k.gate, other.get(), 2.0);
+      {
+        wb::Gate gate(lab.k.gate, stream.get(), 2.0);  // a call that waits for the stream waits 2 s at most
+        CU_CHECK(cuMemsetD32Async(sum.get(), 0, 2, stream.get()));  // the sum is zeroed only once the gate opens
+        first = attempt([&] { log.launch("first-sum", chunk, 1, 256, args.list); });
+        whenLaunched = gate.outcome();
+        // A kernel put in the NULL stream instead would not wait for the gate: this makes sure it has
+        // run before the memset does. The log's stream is non-blocking, so this does not wait for it.
+        if (besideAGate) CU_CHECK(cuStreamSynchronize(CU_STREAM_LEGACY));
+        gate.open();
+      }
+      waited = attempt([&] { log.wait(); });
+      if (besideAGate) whenWaited = elsewhere->outcome();
+    }
+    stream.sync();
     unsigned long long firstSum = 0;
     CU_CHECK(cuMemcpyDtoH(&firstSum, sum.get(), sizeof firstSum));
+
     CU_CHECK(cuMemsetD32Async(sum.get(), 0, 2, stream.get()));
     const Thrown second = attempt([&] {
       log.launch("second-sum", chunk, 1, 256, args.list);
-      log.launch("too-wide-again", chunk, 1, 2048, args.list);
+      log.launch("too-wide-after", chunk, 1, 2048, args.list);
     });
     const Thrown last = attempt([&] { log.wait(); });
-    CU_CHECK(cuStreamSynchronize(stream.get()));
+    stream.sync();
     unsigned long long secondSum = 0;
     CU_CHECK(cuMemcpyDtoH(&secondSum, sum.get(), sizeof secondSum));
 
+    // Debug mode waits for its own kernel, not for the other streams of the context.
+    Thrown debugged;
+    wb::Gate::Outcome whenDebugged = wb::Gate::TimedOut;
+    {
+      ex10::LaunchLog debugLog(stream.get(), true);
+      std::optional<wb::Gate> elsewhere;
+      if (besideAGate) elsewhere.emplace(lab.k.gate, other.get(), 2.0);
+      debugged = attempt([&] { debugLog.launch("debug-sum", chunk, 1, 256, args.list); });
+      if (besideAGate) whenDebugged = elsewhere->outcome();
+    }
+    stream.sync();
+
+    const std::string refusedWith = wb::errorName(tooWide);
+    CAPTURE(refusedWith);
     CHECK(refused.threw);
-    CHECK(refused.code == CUDA_ERROR_INVALID_VALUE);
-    CHECK(refused.suspects == "too-wide");
+    CHECK_MESSAGE(refused.code == tooWide, "the LaunchError does not carry the code the driver returned");
+    CHECK_MESSAGE(refused.suspects == "too-wide", "a refused launch names itself: put the name on the list first");
+    CHECK(refusedAgain.threw);
+    CHECK(refusedAgain.code == tooWide);
+    CHECK_MESSAGE(refusedAgain.suspects == "too-wide-again", "after throwing, the list starts empty again");
     CHECK_FALSE(first.threw);
-    CHECK(firstSum == 14);
+    CHECK_MESSAGE(whenLaunched == wb::Gate::Waiting, "without debug mode a launch only enqueues: it waited for the stream");
+    CHECK_MESSAGE(firstSum == 14, "the kernel did not run after the memset queued before it in the log's stream: "
+                                  "was it launched into another stream?");
+    CHECK_FALSE(waited.threw);
+    if (besideAGate)
+      CHECK_MESSAGE(whenWaited == wb::Gate::Waiting,
+                    "wait() waited for another stream of the context: synchronise the log's stream, not the context");
     CHECK(second.threw);
-    CHECK(second.code == CUDA_ERROR_INVALID_VALUE);
-    CHECK_MESSAGE(second.suspects == "second-sum,too-wide-again",
+    CHECK(second.code == tooWide);
+    CHECK_MESSAGE(second.suspects == "second-sum,too-wide-after",
                   "the suspects are the launches since the last successful wait, the refused one included");
     CHECK_FALSE(last.threw);
     CHECK(secondSum == 14);
+    CHECK_FALSE(debugged.threw);
+    if (besideAGate)
+      CHECK_MESSAGE(whenDebugged == wb::Gate::Waiting,
+                    "in debug mode a launch waited for another stream of the context, not only for its kernel");
   }
 }

@@ -2,7 +2,8 @@
 // played by the CUDA runtime (cudaSetDevice, cudaMalloc, cudaStreamCreateWithFlags, cudaMemsetAsync
 // and the lesson's kernel add_one), the library by the driver. Pending work comes from the gate
 // kernel (common/gate.hpp): "only enqueues" is proven by what the gate saw, never by timing.
-// Nothing here resets the device or faults, so every check runs in this process.
+// Nothing here resets the device or faults, so every check runs in this process. The ledger
+// (ledger.hpp) counts what the library holds, and fails one cuLaunchKernel on demand.
 #include "check.hpp"
 #include "gate.hpp"
 #include "runtime_kernel.hpp"
@@ -11,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <exception>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -147,102 +149,200 @@ void inNewThread(Work&& work) {
   if (thrown) std::rethrow_exception(thrown);
 }
 
-constexpr unsigned kElements = 100000;
+constexpr unsigned kElements = 100000;  // not a multiple of 256
+constexpr unsigned kSmall = 100;        // fewer than one block of 256 threads
+constexpr unsigned kGuard = 256;        // floats after the n a call is given, which it must leave alone
+
+// How many of values are wrong: the first n must be want, the guard after them still guard.
+unsigned wrongElements(const std::vector<float>& values, unsigned n, float want, float guard) {
+  unsigned wrong = 0;
+  for (unsigned i = 0; i < values.size(); ++i) wrong += values[i] != (i < n ? want : guard);
+  return wrong;
+}
+
+// A kernel put in the NULL stream (the legacy stream of the current context) instead of the
+// stream it was given does not wait for a gate in that non-blocking stream: after this it has run,
+// before the gate opens. Left out under compute-sanitizer, which runs no kernel beside a waiting
+// gate (lesson 09); only the solutions run there.
+void finishLegacyStream() {
+  if (!wb::underSanitizer()) CU_CHECK(cuStreamSynchronize(CU_STREAM_LEGACY));
+}
+
+// Empties the calling thread's context stack and pushes stack back (top first, as
+// wbx::contextStack() gives it): a check that found the stack changed leaves it as it was.
+void restoreStack(const std::vector<CUcontext>& stack) {
+  for (CUcontext top = wbt::current(); top; top = wbt::current()) {
+    CUcontext popped = nullptr;
+    CU_CHECK(cuCtxPopCurrent(&popped));
+  }
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) CU_CHECK(cuCtxPushCurrent(*it));
+}
+
+// What a call threw as wb::DriverError, with the nth-from-now cuLaunchKernel failing with injected.
+struct Failed {
+  bool threw = false, fired = false;
+  CUresult code = CUDA_SUCCESS;
+};
+
+template <typename Call>
+Failed withFailedLaunch(CUresult injected, Call&& call) {
+  Failed f;
+  wbx::FailCall fail("cuLaunchKernel", injected);
+  try {
+    call();
+  } catch (const wb::DriverError& e) {
+    f.threw = true;
+    f.code = e.code();
+  }
+  f.fired = fail.fired();
+  return f;
+}
 
 }  // namespace
 
 EXERCISE("framework-stream", "Driver work in a runtime framework's stream, from any thread",
-         "A cudaStream_t is a CUstream: cuStreamGetCtx(stream, &ctx) names the context it belongs to (the one "
-         "current when the framework created it). cuCtxPushCurrent(ctx) before your driver calls and "
-         "cuCtxPopCurrent after them (a small scope guard pops on an exception too) leave the thread as it was. "
-         "A CUkernel cast to CUfunction and launched into a stream runs in that stream's context. Never "
-         "cuCtxSetCurrent for your caller, and never synchronise: return right after cuLaunchKernel, with "
-         "void* args[] = {&data, &factor, &offset, &n}.") {
-  TEST_CASE("in the framework's thread: scaleInStream only enqueues, in the stream's order between the framework's own launches, and the primary context stays current") {
+         "A cudaStream_t is a CUstream, and a CUkernel cast to CUfunction and launched into a stream runs in that "
+         "stream's context, whatever the thread has current: the library needs no context at all. So retain, push "
+         "or set nothing, and never synchronise: return right after cuLaunchKernel(..., stream, args, nullptr) "
+         "with void* args[] = {&data, &factor, &offset, &n} in (n + 255) / 256 blocks of 256 threads, and no "
+         "launch when n is 0 (a grid of no blocks is refused). CU_CHECK throws wb::DriverError.") {
+  TEST_CASE("in the framework's thread: scaleInStream only enqueues, in the stream's order between the framework's own launches, over n elements and no more, and the primary context stays current") {
     Lab lab;
     RuntimeStream stream;
-    RuntimeFloats data(kElements, 0.0f);
+    RuntimeFloats data(kElements + kGuard, 1.0f);
     // The learner's code first, times one plus nothing: it also loads whatever it uses before the gate closes.
     ex11::scaleInStream(lab.scale, data.get(), kElements, 1.0f, 0.0f, stream.get());
     stream.sync();
     wb::Gate::Outcome seen = wb::Gate::TimedOut;
     {
       wb::Gate gate(lab.k.gate, stream.get(), 2.0);  // a call that waits for the stream waits 2 s at most
-      rt(launchAddOne(data.get(), kElements, stream.get()));  // the framework's work before the call: 0 + 1
+      rt(launchAddOne(data.get(), kElements, stream.get()));  // the framework's work before the call: 1 + 1
       ex11::scaleInStream(lab.scale, data.get(), kElements, 2.0f, 3.0f, stream.get());
       seen = gate.outcome();
       rt(launchAddOne(data.get(), kElements, stream.get()));  // and after it
+      finishLegacyStream();
       gate.open();
       stream.sync();
     }
     const CUcontext after = wbt::current();
-    const std::vector<float> back = data.read();
+    const unsigned wrong = wrongElements(data.read(), kElements, 8.0f, 1.0f);
+    CAPTURE(wrong);
     CHECK_MESSAGE(seen == wb::Gate::Waiting, "scaleInStream waited for the stream: a library handed a stream only "
                                              "enqueues into it");
-    CHECK_MESSAGE(wb::mismatches(back, 6.0f) == 0,
-                  "elements that are not 6: scale ran outside the stream's order, over other elements, or with "
+    CHECK_MESSAGE(wrong == 0,
+                  "elements that are not (1 + 1) * 2 + 3 + 1, or floats after the n that changed: scale ran outside "
+                  "the stream's order, over other elements than the n (100000 is not a multiple of 256), or with "
                   "other arguments");
     CHECK_MESSAGE(after == lab.primary(), "the framework's thread no longer has the primary context current");
   }
 
-  TEST_CASE("from a new thread, where no context is current: the work is done, and the thread still has no context current afterwards") {
+  TEST_CASE("from a new thread, where no context is current: the work is done, the thread still has no context current afterwards, and the process holds what it held") {
     Lab lab;
     RuntimeStream stream;
-    RuntimeFloats data(kElements, 1.0f);
-    CUcontext before = nullptr, after = nullptr;
+    RuntimeFloats data(kElements, 2.0f);
+    const wbx::Holdings before = wbx::holdings();
+    CUcontext current = nullptr, after = nullptr;
     inNewThread([&] {
-      CU_CHECK(cuCtxGetCurrent(&before));
+      CU_CHECK(cuCtxGetCurrent(&current));
       ex11::scaleInStream(lab.scale, data.get(), kElements, 2.0f, 3.0f, stream.get());
       CU_CHECK(cuCtxGetCurrent(&after));
     });
+    const std::string held = wbx::holdings().differenceFrom(before);
     stream.sync();
-    REQUIRE(before == nullptr);  // what every new thread starts with (lesson 03)
-    CHECK_MESSAGE(after == nullptr, "the worker thread was left with a context current: a library pushes the "
-                                    "context it needs and pops it, and never sets one for its caller");
-    CHECK_MESSAGE(wb::mismatches(data.read(), 5.0f) == 0, "elements that are not 1 * 2 + 3");
+    REQUIRE(current == nullptr);  // what every new thread starts with (lesson 03)
+    CHECK_MESSAGE(after == nullptr, "the worker thread was left with a context current: a library never sets one "
+                                    "for its caller");
+    CHECK_MESSAGE(held == "", "scaleInStream kept what it took: " << held);
+    CHECK_MESSAGE(wb::mismatches(data.read(), 7.0f) == 0, "elements that are not 2 * 2 + 3");
   }
 
-  TEST_CASE("from a thread where another library's context is current: the work is done, and that context is still current afterwards") {
+  TEST_CASE("from a thread where another library's context is current: the work is done, and that context is still current, alone on the thread's stack") {
     Lab lab;
     RuntimeStream stream;
-    RuntimeFloats data(kElements, 1.0f);
+    RuntimeFloats data(kElements, 2.0f);
     wbt::OwnedContext others(wbt::device(0));  // another library's context: created, and pushed here
     CUcontext popped = nullptr;
     CU_CHECK(cuCtxPopCurrent(&popped));  // this thread has the primary context current again
-    CUcontext after = nullptr;
+    const wbx::Holdings before = wbx::holdings();
+    std::vector<CUcontext> stack;
     inNewThread([&] {
       CU_CHECK(cuCtxSetCurrent(others.get()));  // what that library left current in its thread
       ex11::scaleInStream(lab.scale, data.get(), kElements, 2.0f, 3.0f, stream.get());
-      CU_CHECK(cuCtxGetCurrent(&after));
-      CU_CHECK(cuCtxSetCurrent(nullptr));
+      stack = wbx::contextStack();
+      restoreStack({});
     });
+    const std::string held = wbx::holdings().differenceFrom(before);
     stream.sync();
-    CHECK_MESSAGE(after == others.get(), "the other library's context is no longer current in its thread");
-    CHECK_MESSAGE(wb::mismatches(data.read(), 5.0f) == 0, "elements that are not 1 * 2 + 3");
+    CHECK_MESSAGE(stack == std::vector<CUcontext>{others.get()},
+                  "the other library's context is no longer current in its thread, or not alone on its stack");
+    CHECK_MESSAGE(held == "", "scaleInStream kept what it took: " << held);
+    CHECK_MESSAGE(wb::mismatches(data.read(), 7.0f) == 0, "elements that are not 2 * 2 + 3");
   }
 
   TEST_CASE("with a stream the framework made while a context of its own was current, called where the primary context is current: the work is done in the framework's context") {
     Lab lab;
     wbt::OwnedContext frameworks(wbt::device(0));  // created and pushed: the runtime now uses it (step 2)
     RuntimeStream stream;
-    RuntimeFloats data(kElements, 1.0f);
+    RuntimeFloats data(kElements, 2.0f);
     CUcontext popped = nullptr;
     CU_CHECK(cuCtxPopCurrent(&popped));  // the calling thread has the primary context current
+    const std::vector<CUcontext> stackBefore = wbx::contextStack();
+    const wbx::Holdings before = wbx::holdings();
     ex11::scaleInStream(lab.scale, data.get(), kElements, 2.0f, 3.0f, stream.get());
-    const CUcontext after = wbt::current();
+    const std::string held = wbx::holdings().differenceFrom(before);
+    const std::vector<CUcontext> stackAfter = wbx::contextStack();
+    restoreStack(stackBefore);
     stream.sync();
-    CHECK_MESSAGE(after == lab.primary(), "the calling thread no longer has the primary context current");
-    CHECK_MESSAGE(wb::mismatches(data.read(), 5.0f) == 0,
-                  "elements that are not 1 * 2 + 3: was the work done in the primary context, not the stream's?");
+    CHECK_MESSAGE(stackAfter == stackBefore, "the calling thread's context stack changed");
+    CHECK_MESSAGE(held == "", "scaleInStream kept what it took: " << held);
+    CHECK_MESSAGE(wb::mismatches(data.read(), 7.0f) == 0,
+                  "elements that are not 2 * 2 + 3: was the work done in the primary context, not the stream's?");
+  }
+
+  TEST_CASE("a failed launch is thrown as wb::DriverError with its code, and the calling thread's context stack is as it was; an empty tensor changes nothing, and one smaller than a block is scaled") {
+    Lab lab;
+    RuntimeStream stream;
+    RuntimeFloats data(kElements, 2.0f);
+    RuntimeFloats small(kSmall + kGuard, 2.0f);  // fewer floats than one block has threads
+    const std::vector<CUcontext> stackBefore = wbx::contextStack();  // the primary context, as the runtime set it
+    const wbx::Holdings before = wbx::holdings();
+    const Failed failed = withFailedLaunch(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, [&] {
+      ex11::scaleInStream(lab.scale, data.get(), kElements, 2.0f, 3.0f, stream.get());
+    });
+    const std::vector<CUcontext> stackAfter = wbx::contextStack();
+    const std::string held = wbx::holdings().differenceFrom(before);
+    restoreStack(stackBefore);
+    bool emptyThrew = false;
+    try {
+      ex11::scaleInStream(lab.scale, data.get(), 0, 2.0f, 3.0f, stream.get());
+    } catch (const wb::DriverError&) {
+      emptyThrew = true;
+    }
+    stream.sync();
+    const std::vector<float> afterEmpty = data.read();
+    ex11::scaleInStream(lab.scale, small.get(), kSmall, 2.0f, 3.0f, stream.get());
+    stream.sync();
+    const unsigned wrongSmall = wrongElements(small.read(), kSmall, 7.0f, 2.0f);
+    CAPTURE(wrongSmall);
+    const std::string thrown = wb::errorName(failed.code);
+    CAPTURE(thrown);
+    REQUIRE_MESSAGE(failed.fired, "scaleInStream did not call cuLaunchKernel");
+    CHECK_MESSAGE(failed.threw, "the failed launch was not thrown as wb::DriverError");
+    CHECK(failed.code == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
+    CHECK_MESSAGE(stackAfter == stackBefore, "after the failed launch the thread's context stack is not as it was");
+    CHECK_MESSAGE(held == "", "after the failed launch scaleInStream kept what it took: " << held);
+    CHECK_MESSAGE(!emptyThrew, "an empty tensor (n = 0) is nothing to do, not an error");
+    CHECK_MESSAGE(wb::mismatches(afterEmpty, 2.0f) == 0, "the failed call or the empty one changed the tensor");
+    CHECK_MESSAGE(wrongSmall == 0, "a tensor of 100 floats: elements that are not 2 * 2 + 3, or floats after them that changed");
   }
 }
 
 EXERCISE("kernel-through-driver", "The framework's kernel launched with cuLaunchKernel, in any context",
          "cudaGetKernel(&kernel, addOneEntry()) gives the kernel's cudaKernel_t, a context-independent CUkernel: "
          "cast to CUfunction, cuLaunchKernel runs it in the context of the stream it is given, loading it there "
-         "first if needed. The cudaFunction_t of cudaGetFuncBySymbol is a CUfunction of the context current at the "
-         "lookup: kept, and launched in another context, it is refused. Arguments: void* args[] = {&data, &n}, "
-         "in (n + 255) / 256 blocks of 256 threads.") {
+         "first if needed, whatever the thread has current. The cudaFunction_t of cudaGetFuncBySymbol, like the "
+         "CUfunction of cuKernelGetFunction, belongs to one context, and a stream of another refuses it. Arguments: "
+         "void* args[] = {&data, &n}, in (n + 255) / 256 blocks of 256 threads.") {
   TEST_CASE("add_one through cuLaunchKernel adds one to each of n elements, in the stream's order, and returns before it has run") {
     Lab lab;
     const unsigned n = 1000, few = 100;
@@ -259,6 +359,7 @@ EXERCISE("kernel-through-driver", "The framework's kernel launched with cuLaunch
       ex11::addOneThroughDriver(data.get(), n, stream.get());
       ex11::addOneThroughDriver(data.get(), few, stream.get());
       seen = gate.outcome();
+      finishLegacyStream();
       gate.open();
       stream.sync();
     }
@@ -275,7 +376,7 @@ EXERCISE("kernel-through-driver", "The framework's kernel launched with cuLaunch
                   "stream's order");
   }
 
-  TEST_CASE("add_one through cuLaunchKernel works in the primary context, and then in a context the application created") {
+  TEST_CASE("add_one through cuLaunchKernel works in the primary context, then in a context the application created and made current, then in that context from a thread where the primary context is current") {
     Lab lab;
     const unsigned n = 1000;
     std::vector<float> inPrimary;
@@ -291,7 +392,28 @@ EXERCISE("kernel-through-driver", "The framework's kernel launched with cuLaunch
     RuntimeFloats data(n, 5.0f);
     ex11::addOneThroughDriver(data.get(), n, stream.get());
     stream.sync();
+    const std::vector<float> inCreated = data.read();
+    CUcontext popped = nullptr;
+    CU_CHECK(cuCtxPopCurrent(&popped));  // the primary context is current; the stream and memory stay the created one's
+    ex11::addOneThroughDriver(data.get(), n, stream.get());
+    stream.sync();
     CHECK_MESSAGE(wb::mismatches(inPrimary, 1.0f) == 0, "in the primary context, elements that are not 0 + 1");
-    CHECK_MESSAGE(wb::mismatches(data.read(), 6.0f) == 0, "in the created context, elements that are not 5 + 1");
+    CHECK_MESSAGE(wb::mismatches(inCreated, 6.0f) == 0, "in the created context, elements that are not 5 + 1");
+    CHECK_MESSAGE(wb::mismatches(data.read(), 7.0f) == 0,
+                  "in the created context's stream, called with the primary context current, elements that are not 6 + 1");
+  }
+
+  TEST_CASE("a failed launch is thrown as wb::DriverError with its code") {
+    Lab lab;
+    RuntimeStream stream;
+    RuntimeFloats data(1000, 0.0f);
+    const Failed failed = withFailedLaunch(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+                                           [&] { ex11::addOneThroughDriver(data.get(), 1000, stream.get()); });
+    stream.sync();
+    const std::string thrown = wb::errorName(failed.code);
+    CAPTURE(thrown);
+    REQUIRE_MESSAGE(failed.fired, "addOneThroughDriver did not call cuLaunchKernel");
+    CHECK_MESSAGE(failed.threw, "the failed launch was not thrown as wb::DriverError");
+    CHECK(failed.code == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
   }
 }

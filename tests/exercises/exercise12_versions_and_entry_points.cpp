@@ -1,18 +1,50 @@
 // The checks of lesson 12's exercises (lessons/12-versions-and-entry-points/exercises.cpp). The
 // image loads run in child processes (this binary again, one test case each), so that the driver's
 // JIT settings are the ones each check chooses, whatever the shell that started it sets: the
-// driver reads them once, at cuInit (lesson 12 shows the same for its own children).
+// driver reads them once, at cuInit (lesson 12 shows the same for its own children). This binary
+// stands between the code and two more entry points: cuGetProcAddress, which a check can make fail
+// (wbx::FailCall), and cuDriverGetVersion, which a check can make report another driver's version.
 #include "check.hpp"
 #include "scratch.hpp"
 #include "12-versions-and-entry-points/exercises.hpp"
 
 #include <cudaTypedefs.h>
 
+#include <atomic>
 #include <cctype>
 #include <string>
 #include <vector>
 
+WBX_INTERPOSE(cuGetProcAddress,
+              (const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
+               CUdriverProcAddressQueryResult* symbolStatus),
+              (symbol, pfn, cudaVersion, flags, symbolStatus))
+
+// The version cuDriverGetVersion reports while a check pretends that this process runs on another
+// driver (PretendDriver); 0: the real driver's.
+static std::atomic<int> pretendedDriver{0};
+
+extern "C" CUresult CUDAAPI cuDriverGetVersion(int* version) {
+  using Real = CUresult(CUDAAPI*)(int*);
+  static const Real real = reinterpret_cast<Real>(::wbx::detail::real("cuDriverGetVersion"));
+  const int pretended = pretendedDriver.load();
+  if (pretended != 0 && version != nullptr) {
+    *version = pretended;
+    return CUDA_SUCCESS;
+  }
+  return real ? real(version) : CUDA_ERROR_NOT_FOUND;
+}
+
 namespace {
+
+// While it lives, cuDriverGetVersion reports version, in this process only.
+class PretendDriver {
+ public:
+  explicit PretendDriver(int version) { pretendedDriver.store(version); }
+  ~PretendDriver() { pretendedDriver.store(0); }
+  PretendDriver(const PretendDriver&) = delete;
+  PretendDriver& operator=(const PretendDriver&) = delete;
+};
 
 // "12.8" for 12080.
 std::string majorMinor(int version) { return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10); }
@@ -94,6 +126,19 @@ bool computes(const ex12::LoadedKernel& k) {
   CUfunction scale = nullptr;
   if (!k.module || !k.function || cuModuleGetFunction(&scale, k.module, "scale") != CUDA_SUCCESS) return false;
   return wb::mismatches(wb::fillAndScale(k.function, scale, 4096, 2.0f, 3.0f, 1.0f), 7.0f) == 0;
+}
+
+// What loading the PTX and getting the kernel name from it gets here, done by the check itself (and
+// undone): the error loadKernel must throw when its cubin fails too.
+CUresult ptxAloneGets(const std::vector<char>& ptx, const char* name) {
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  CUresult rc = cuModuleLoadData(&module, ptx.data());
+  if (rc == CUDA_SUCCESS) {
+    rc = cuModuleGetFunction(&function, module, name);
+    cuModuleUnload(module);
+  }
+  return rc;
 }
 
 // The JIT settings of a child, whatever this process's environment holds: a cache folder of its own
@@ -178,26 +223,63 @@ EXERCISE("entry-point", "A driver function looked up by name and version, every 
     CHECK(through == driverVersion());
   }
 
-  TEST_CASE("an unknown name is NotInDriver, a version older than the function NotInVersion, one newer than the driver BeyondDriver, each with no pointer") {
+  TEST_CASE("cuMemAlloc as of the driver's own version is Found; an unknown name is NotInDriver, a version older than the function NotInVersion, one a minor or a major version newer than the driver BeyondDriver, each with no pointer") {
     wbt::initDriver();
+    const int driver = driverVersion();
+    const ex12::Resolved own = ex12::resolveEntryPoint("cuMemAlloc", driver);
     const ex12::Resolved unknown = ex12::resolveEntryPoint("cuNoSuchFunction", 12000);
     const ex12::Resolved tooOld = ex12::resolveEntryPoint("cuLibraryLoadData", 11080);  // cuLibrary* arrived in 12.0
-    const int beyond = (driverVersion() / 1000 + 1) * 1000;
-    const ex12::Resolved future = ex12::resolveEntryPoint("cuMemAlloc", beyond);
-    const std::string unknownStatus = statusName(unknown.status), tooOldStatus = statusName(tooOld.status),
-                      futureStatus = statusName(future.status);
+    const int nextMinor = driver + 10, nextMajor = (driver / 1000 + 1) * 1000;
+    const ex12::Resolved minorAhead = ex12::resolveEntryPoint("cuMemAlloc", nextMinor);
+    const ex12::Resolved majorAhead = ex12::resolveEntryPoint("cuMemAlloc", nextMajor);
+    const std::string ownStatus = statusName(own.status), unknownStatus = statusName(unknown.status),
+                      tooOldStatus = statusName(tooOld.status), minorStatus = statusName(minorAhead.status),
+                      majorStatus = statusName(majorAhead.status);
+    CAPTURE(driver);
+    CAPTURE(ownStatus);
     CAPTURE(unknownStatus);
     CAPTURE(tooOldStatus);
-    CAPTURE(futureStatus);
-    CAPTURE(beyond);
+    CAPTURE(minorStatus);
+    CAPTURE(majorStatus);
+    CHECK_MESSAGE(own.status == ex12::EntryPoint::Found, "the driver's own version is not newer than the driver");
+    CHECK(own.pfn != nullptr);
     CHECK(unknown.status == ex12::EntryPoint::NotInDriver);
     CHECK(unknown.pfn == nullptr);
     CHECK_MESSAGE(tooOld.status == ex12::EntryPoint::NotInVersion,
                   "cuLibraryLoadData exists in this driver: as of 11.8 the version asked for is not sufficient "
                   "(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT), which a null pointer alone does not tell");
     CHECK(tooOld.pfn == nullptr);
-    CHECK(future.status == ex12::EntryPoint::BeyondDriver);
-    CHECK(future.pfn == nullptr);
+    CHECK_MESSAGE(minorAhead.status == ex12::EntryPoint::BeyondDriver,
+                  "one minor version past the driver is past it too: cuGetProcAddress refuses any version greater "
+                  "than the driver's");
+    CHECK(minorAhead.pfn == nullptr);
+    CHECK(majorAhead.status == ex12::EntryPoint::BeyondDriver);
+    CHECK(majorAhead.pfn == nullptr);
+  }
+
+  TEST_CASE("when cuGetProcAddress itself fails for a version the driver supports, the error is thrown as wb::DriverError with its code, not taken for an answer") {
+    wbt::initDriver();
+    for (const CUresult injected : {CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED}) {
+      const std::string failure = wb::errorName(injected);
+      CAPTURE(failure);
+      bool threw = false, fired = false;
+      CUresult code = CUDA_SUCCESS;
+      std::string answer = "none";
+      {
+        wbx::FailCall fail("cuGetProcAddress", injected);
+        try {
+          answer = statusName(ex12::resolveEntryPoint("cuMemAlloc", 12000).status);
+        } catch (const wb::DriverError& e) {
+          threw = true;
+          code = e.code();
+        }
+        fired = fail.fired();
+      }
+      CAPTURE(answer);
+      REQUIRE_MESSAGE(fired, "resolveEntryPoint did not call cuGetProcAddress");
+      CHECK_MESSAGE(threw, "a failure of the call for a version this driver supports is no answer: throw it");
+      CHECK(code == injected);
+    }
   }
 }
 
@@ -243,6 +325,34 @@ EXERCISE("version-check", "A start-up check of the driver against the toolkit th
     CHECK_MESSAGE(names(here.message, CUDA_VERSION),
                   ("the message does not name CUDA_VERSION as " + majorMinor(CUDA_VERSION)));
   }
+
+  TEST_CASE("checkThisProcess asks the driver it runs on: with cuDriverGetVersion reporting a driver a major version older than CUDA_VERSION it says None, and with one a major version newer Full") {
+    const int built = CUDA_VERSION;
+    const int older = (built / 1000 - 1) * 1000 + 80, newer = (built / 1000 + 1) * 1000;
+    ex12::VersionCheck underOlder, underNewer;
+    {
+      PretendDriver pretend(older);
+      underOlder = ex12::checkThisProcess();
+    }
+    {
+      PretendDriver pretend(newer);
+      underNewer = ex12::checkThisProcess();
+    }
+    const std::string olderLevel = levelName(underOlder.level), newerLevel = levelName(underNewer.level);
+    const std::string olderMessage = underOlder.message, newerMessage = underNewer.message;
+    CAPTURE(olderLevel);
+    CAPTURE(olderMessage);
+    CAPTURE(newerLevel);
+    CAPTURE(newerMessage);
+    CHECK_MESSAGE(underOlder.level == ex12::Compatibility::None,
+                  ("a driver for CUDA " + majorMinor(older) + " and a program built with CUDA " + majorMinor(built) +
+                   ": is the driver's version the one cuDriverGetVersion reports, and the toolkit's CUDA_VERSION?"));
+    CHECK(names(underOlder.message, older));
+    CHECK(names(underOlder.message, built));
+    CHECK(underNewer.level == ex12::Compatibility::Full);
+    CHECK(names(underNewer.message, newer));
+    CHECK(names(underNewer.message, built));
+  }
 }
 
 EXERCISE("cubin-or-ptx", "A kernel from the cubin for this GPU, or from PTX where the cubin cannot run",
@@ -258,15 +368,46 @@ EXERCISE("cubin-or-ptx", "A kernel from the cubin for this GPU, or from PTX wher
     const std::vector<char> ptx = wb::readVerifiedImage("vector_ops.ptx");
     const std::vector<char> own = wb::readVerifiedImage(ownCubin(arch)), foreign = wb::readVerifiedImage(foreignCubin(arch));
     Unload mine, other;
+    wbx::Holdings before = wbx::holdings();
     const ex12::LoadedKernel fromOwn = ex12::loadKernel(own, ptx, "fill");
     mine.module = fromOwn.module;
+    const std::string heldByOwn = wbx::holdings().differenceFrom(before);
     CHECK_MESSAGE(!fromOwn.fromPtx, "the kernel came from the PTX although the cubin for this device loads: a cold "
                                     "start pays a compile it did not need");
     CHECK_MESSAGE(computes(fromOwn), "fill and scale from the module of the device's own cubin computed wrong");
+    CHECK_MESSAGE(heldByOwn == "1 module more", "loaded from the device's own cubin, the process holds: " << heldByOwn);
+    before = wbx::holdings();
     const ex12::LoadedKernel fromForeign = ex12::loadKernel(foreign, ptx, "fill");
     other.module = fromForeign.module;
+    const std::string heldByForeign = wbx::holdings().differenceFrom(before);
     CHECK_MESSAGE(fromForeign.fromPtx, "with a cubin for another architecture the kernel must come from the PTX");
     CHECK_MESSAGE(computes(fromForeign), "fill and scale from the module of the PTX computed wrong");
+    CHECK_MESSAGE(heldByForeign == "1 module more",
+                  "loaded from the PTX after the foreign cubin, the process holds: " << heldByForeign);
+
+    // A kernel neither image has: the cubin loads and its lookup fails, then the PTX does the same.
+    const char* const missing = "no_such_kernel";
+    before = wbx::holdings();
+    bool threw = false;
+    CUresult thrown = CUDA_SUCCESS;
+    {
+      Unload unexpected;
+      try {
+        unexpected.module = ex12::loadKernel(own, ptx, missing).module;
+      } catch (const wb::DriverError& e) {
+        threw = true;
+        thrown = e.code();
+      }
+    }
+    const std::string heldByMissing = wbx::holdings().differenceFrom(before);
+    const CUresult ptxAlone = ptxAloneGets(ptx, missing);
+    const std::string thrownName = wb::errorName(thrown), ptxName = wb::errorName(ptxAlone);
+    CAPTURE(thrownName);
+    CAPTURE(ptxName);
+    REQUIRE(ptxAlone != CUDA_SUCCESS);
+    CHECK_MESSAGE(threw, "loadKernel did not throw wb::DriverError for a kernel neither image has");
+    CHECK_MESSAGE(thrown == ptxAlone, "the error thrown is not the one the PTX gets");
+    CHECK_MESSAGE(heldByMissing == "", "after a failed loadKernel the process still holds: " << heldByMissing);
   }
 
   TEST_CASE("child: loadKernel with the JIT forbidden" * doctest::skip(!wbt::inChild())) {
@@ -275,10 +416,14 @@ EXERCISE("cubin-or-ptx", "A kernel from the cubin for this GPU, or from PTX wher
     const std::vector<char> ptx = wb::readVerifiedImage("vector_ops.ptx");
     const std::vector<char> own = wb::readVerifiedImage(ownCubin(arch)), foreign = wb::readVerifiedImage(foreignCubin(arch));
     Unload mine;
+    wbx::Holdings before = wbx::holdings();
     const ex12::LoadedKernel fromOwn = ex12::loadKernel(own, ptx, "fill");
     mine.module = fromOwn.module;
+    const std::string heldByOwn = wbx::holdings().differenceFrom(before);
     CHECK_MESSAGE(!fromOwn.fromPtx, "the kernel came from the PTX although the cubin for this device loads");
     CHECK_MESSAGE(computes(fromOwn), "fill and scale from the module of the device's own cubin computed wrong");
+    CHECK_MESSAGE(heldByOwn == "1 module more", "loaded from the device's own cubin, the process holds: " << heldByOwn);
+    before = wbx::holdings();
     bool threw = false;
     CUresult thrown = CUDA_SUCCESS;
     {
@@ -290,14 +435,9 @@ EXERCISE("cubin-or-ptx", "A kernel from the cubin for this GPU, or from PTX wher
         thrown = e.code();
       }
     }
+    const std::string heldByFailure = wbx::holdings().differenceFrom(before);
     // What the PTX alone gets here, loaded by the check itself: the error loadKernel must throw.
-    CUmodule module = nullptr;
-    CUfunction fill = nullptr;
-    CUresult ptxAlone = cuModuleLoadData(&module, ptx.data());
-    if (ptxAlone == CUDA_SUCCESS) {
-      ptxAlone = cuModuleGetFunction(&fill, module, "fill");
-      cuModuleUnload(module);
-    }
+    const CUresult ptxAlone = ptxAloneGets(ptx, "fill");
     if (ptxAlone == CUDA_SUCCESS)
       throw wbx::Skipped("this driver compiled the PTX under CUDA_DISABLE_PTX_JIT=1: the JIT is not forbidden here");
     const std::string thrownName = wb::errorName(thrown), ptxName = wb::errorName(ptxAlone);
@@ -306,6 +446,7 @@ EXERCISE("cubin-or-ptx", "A kernel from the cubin for this GPU, or from PTX wher
     CHECK_MESSAGE(threw, "loadKernel did not throw wb::DriverError although neither image can be used here");
     CHECK_MESSAGE(thrown == ptxAlone, "the error thrown is not the PTX's: the cubin's error is expected on another "
                                       "GPU and does not say why the fallback failed");
+    CHECK_MESSAGE(heldByFailure == "", "after a failed loadKernel the process still holds: " << heldByFailure);
   }
 
   TEST_CASE("with the JIT allowed: the device's own cubin is used, and a cubin for another architecture falls back to the PTX") {
