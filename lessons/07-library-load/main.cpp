@@ -26,7 +26,8 @@ extern const std::size_t vector_ops_fatbin_size;
 
 // fill(out, 2, n) then scale(out, 3, 1, n) in the current context (wb::fillAndScale, in
 // common/vector_ops.cpp): every element must be 7. A CUkernel is launched by casting it to
-// CUfunction; the driver picks the current context's copy, loading it there first if needed.
+// CUfunction; it runs in its stream's context, or the current one for the NULL stream (as here),
+// and the driver picks that context's copy, loading it there first if needed.
 bool launchAndCheck(CUfunction fill, CUfunction scale) {
   return wb::mismatches(wb::fillAndScale(fill, scale, 1u << 20, 2.0f, 3.0f, 1.0f), 7.0f) == 0;
 }
