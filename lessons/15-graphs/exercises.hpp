@@ -14,6 +14,7 @@ class TokenStep {
  public:
   // Captures in stream the step over the n floats at data (x = 2 * x, then x = x + token) and
   // instantiates it. axpb is kernels/graphs.cu's axpb(float* data, unsigned n, float a, float b).
+  // When a call fails, throws with the stream out of capture mode and nothing held.
   TokenStep(CUfunction axpb, CUdeviceptr data, unsigned n, CUstream stream);
   // Destroys the executable graph and the graph.
   ~TokenStep();
@@ -46,7 +47,8 @@ class ExecCache {
   ExecCache& operator=(const ExecCache&) = delete;
   // Makes the executable graph run what graph describes, and returns it: the first graph is
   // instantiated; a later one updates the executable graph in place, or, when the update is
-  // refused, replaces it by a new instantiation. The caller keeps ownership of graph.
+  // refused, replaces it by a new instantiation. Any other error throws wb::DriverError and keeps
+  // the executable graph as it was. The caller keeps ownership of graph.
   CUgraphExec apply(CUgraph graph);
   // How many times apply() has instantiated a graph.
   unsigned instantiations() const;

@@ -11,19 +11,30 @@ namespace ex16 {
 //
 // Task: An inference engine picks a kernel's tile size from the model it loads, so the dynamic
 // shared memory a launch needs is known only at run time, and it is often more than 48 KiB. Write
-// launchWithSharedMemory: launch f (a function of the current context) over `blocks` blocks of
-// `threads` threads (1-D) in stream, with args and sharedBytes of dynamic shared memory per block.
+// launchWithSharedMemory: launch f (a function of the current context, which need not be a primary
+// context) over `blocks` blocks of `threads` threads (1-D) in stream, with args and sharedBytes of
+// dynamic shared memory per block, behind the work already in stream and without waiting for it.
 // Raise f's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to sharedBytes only when it allows less
-// now; never lower it. When sharedBytes is more than the device can ever give f (its opt-in limit
-// per block, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, minus f's static shared memory),
-// throw std::length_error before changing anything or launching, with a message that names both
-// numbers in bytes. Any other failure throws wb::DriverError (CU_CHECK).
+// now; never lower it. The attribute belongs to f, one function in one context: read it, do not
+// remember it. When sharedBytes is more than the device can ever give f (its opt-in limit per
+// block, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, minus f's static shared memory),
+// sizes past 32 bits included, throw std::length_error before changing anything or launching, with
+// a message that names both numbers as decimal counts of bytes. Any other failure throws
+// wb::DriverError (CU_CHECK). Leave the caller's context stack as it was, and hold nothing.
 //
 // The check: exercise16.shared-memory-launch loads smem_sum afresh for each case and launches it
-// through your function. With 16 KiB it verifies the sums and that the attribute was left as it
-// was; past the default, at 100 KiB and at exactly the limit, that each launch ran, summed right
-// and left the attribute at least as large as it asked; and 4 bytes past the limit, that your
-// function threw std::length_error naming both numbers and left the attribute as it was.
+// through your function. With 16 KiB, in a stream a gate kernel holds, it verifies that the call
+// returned while the gate was closed, that the kernel had not run by then (it synchronises the
+// legacy stream first: a kernel launched there would have), that the sums are right once the
+// stream ran, and that the attribute was left as it was. Past the default, at 100 KiB and at
+// exactly the limit, it verifies that each launch ran, summed right and left the attribute at least
+// as large as it asked, and that a smaller launch afterwards left it as large. 4 bytes past the
+// limit, and at 4 GiB + 16 KiB, it verifies that your function threw std::length_error naming both
+// numbers, launched nothing and left the attribute as it was. Last, after a launch of the primary
+// context's function, it launches the same kernel's function of a context of its own (on the
+// machine's last device) with the same shared memory, and verifies the sums, the caller's context
+// stack and that nothing is left held. Between identical GPUs it cannot tell the device of the
+// current context from device 0.
 //
 // Learn it in: lesson 16, step 2 ("More than 48 KiB of dynamic shared memory")
 void launchWithSharedMemory(CUfunction f, unsigned blocks, unsigned threads, size_t sharedBytes, void** args,
@@ -39,7 +50,7 @@ void launchWithSharedMemory(CUfunction f, unsigned blocks, unsigned threads, siz
 // at which an SM holds the most threads of stage, each block having blockSize *
 // kStageFloatsPerThread * 4 bytes of dynamic shared memory. The calculator asks for that amount per
 // block size through a function you pass (CUoccupancyB2DSize); it takes the block size and nothing
-// else.
+// else. Return the block size the calculator found, as it is: no rounding, no cap of your own.
 //
 // The check: exercise16.block-size first allows stage all the dynamic shared memory the device
 // can give it, then calls your function. It verifies that the size is whole warps within stage's
@@ -60,16 +71,33 @@ int chooseStageBlockSize(CUfunction stage) {
 // them waiting for nothing. Write Partitions (declared in exercises.hpp): split dev's SMs with
 // cuDevSmResourceSplitByCount into one group of at least latencySms SMs, the latency partition,
 // and take the SMs no group took (the split's remaining resource) as the throughput partition.
-// Make each a green context, and a non-blocking stream in each. The destructor destroys the
-// streams, then the green contexts.
+// The reference warns that the remainder "does not have the same functional or performance
+// guarantees as the groups" and that "its use should be carefully planned" (CUDA 13.1 calls it
+// unstructured): it suits batch kernels that need no co-scheduled SMs, not large thread-block
+// clusters. Make each partition a green context on dev, whichever context is current, and a
+// non-blocking stream in each; leave the caller's context stack as it was. If a call fails half
+// way, destroy what was made, then throw. The destructor destroys the streams, then the green
+// contexts: cuGreenCtxDestroy does not destroy a green context's streams, and the 13.0 reference
+// says every later call on them, cuStreamDestroy included, returns CUDA_ERROR_CONTEXT_IS_DESTROYED
+// (from 13.1: CUDA_ERROR_STREAM_DETACHED, cuStreamDestroy excepted). Green contexts confine only
+// the work launched through them: a kernel of the primary context may still run on any SM.
 //
-// The check: exercise16.partitions makes Partitions(device 0, 16). It verifies that the latency
-// green context has at least 16 SMs and that the two have the device's SMs between them, counted
-// once (cuGreenCtxGetDevResource); that each stream belongs to its green context
-// (cuStreamGetGreenCtx); and that a kernel in each stream runs on no more distinct SMs than its
-// partition has, none shared. Then it fills the throughput partition with a kernel that holds every
-// thread of its SMs until the check opens a gate, and verifies that a kernel in the latency stream
-// runs to the end while every block of the holder still waits.
+// The check: exercise16.partitions makes Partitions(device 0, 16) while device 0's primary context
+// is current. It verifies that the caller's context stack is unchanged; that the latency green
+// context has at least 16 SMs and that the two have the device's SMs between them, counted once
+// (cuGreenCtxGetDevResource); that each stream belongs to its green context (cuStreamGetGreenCtx)
+// and is non-blocking (cuStreamGetFlags); that a kernel in each stream runs on no more distinct SMs
+// than its partition has, none shared; and that after the destructor nothing is left held. With
+// two devices it makes Partitions(device 1, 16) the same way and verifies that both green contexts
+// are on device 1 (with one device that part reports the exercise skipped). It fills the
+// throughput partition with a kernel that holds every thread of its SMs until the check opens a
+// gate, and verifies that a kernel in the latency stream runs to the end while every block of the
+// holder still waits. Last, it makes the second cuGreenCtxCreate fail, then the second stream
+// (cuGreenCtxStreamCreate, or cuStreamCreate), and verifies each time that the constructor threw,
+// that nothing is left held and that the context stack is as it was. Where the device has no green
+// contexts, or fewer than 32 SMs, the exercise reports itself skipped; under compute-sanitizer, the
+// full partition is. Green contexts destroyed before their streams show as streams left held only
+// on a driver that refuses the late cuStreamDestroy (13.0 does, 13.1 allows it).
 //
 // Learn it in: lesson 16, step 7 ("Green contexts: splitting the SMs"), and step 9 ("A full partition does not hold up the other")
 Partitions::Partitions(CUdevice dev, unsigned latencySms) {

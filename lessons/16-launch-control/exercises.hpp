@@ -8,9 +8,10 @@
 
 namespace ex16 {
 
-// Exercise 1: launches f with sharedBytes of dynamic shared memory per block, raising f's
-// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES only when the launch needs more than it allows;
-// throws std::length_error, changing nothing, when the device can never give f that much.
+// Exercise 1: launches f with sharedBytes of dynamic shared memory per block in stream, without
+// waiting, raising f's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES only when the launch needs
+// more than it allows; throws std::length_error, changing nothing and launching nothing, when the
+// device can never give f that much.
 void launchWithSharedMemory(CUfunction f, unsigned blocks, unsigned threads, size_t sharedBytes, void** args,
                             CUstream stream);
 
@@ -27,8 +28,9 @@ int chooseStageBlockSize(CUfunction stage);
 // green context with a non-blocking stream of its own.
 class Partitions {
  public:
-  // The latency partition: one group of at least latencySms SMs; the throughput partition: the SMs
-  // no group took. Then a stream in each.
+  // The latency partition: one group of at least latencySms SMs of dev; the throughput partition:
+  // the SMs no group took. Then a non-blocking stream in each. When a call fails, throws with
+  // nothing held; the caller's context stack is left as it was.
   Partitions(CUdevice dev, unsigned latencySms);
   // Destroys the streams, then the green contexts.
   ~Partitions();

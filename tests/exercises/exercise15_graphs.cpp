@@ -1,16 +1,24 @@
 // The checks of lesson 15's exercises (lessons/15-graphs/exercises.cpp). Pending work comes from the
 // lesson's gate kernel (common/gate.hpp): nothing sleeps, and every gate gives up at its deadline, so
 // a learner's function that waits for the GPU costs seconds, never a hang. Results are proven by the
-// values the graphs leave in device memory and by what the gate saw, never by timing.
+// values the graphs leave in memory, by what the gate saw, and by the ledger (tests/exercises/
+// ledger.hpp): what the code holds afterwards, how often it instantiated, and what it does when a
+// driver call in its middle fails. Never by timing.
 #include "check.hpp"
 #include "gate.hpp"
 #include "15-graphs/exercises.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+// cuGraphExecUpdate through the ledger, so that a check can make it fail with another error than
+// the refusal (ledger.cpp does not stand before it).
+WBX_INTERPOSE(cuGraphExecUpdate, (CUgraphExec exec, CUgraph graph, CUgraphExecUpdateResultInfo* info),
+              (exec, graph, info))
 
 namespace {
 
@@ -54,14 +62,29 @@ CUstreamCaptureStatus statusOf(CUstream s) {
 
 using wbt::Stream;
 
-// Graphs destroyed at scope exit: declare before whatever holds executable graphs of them.
+// Graphs destroyed at scope exit: declare before whatever holds executable graphs of them. A check
+// that saw code destroy graphs it did not own sets destroy = false: a second cuGraphDestroy of a
+// handle is undefined, a leak in a failed check is not.
 struct Graphs {
   std::vector<CUgraph> all;
+  bool destroy = true;
   ~Graphs() {
     for (CUgraph g : all)
-      if (g) cuGraphDestroy(g);
+      if (g && destroy) cuGraphDestroy(g);
   }
 };
+
+// Ends a capture the check itself began, and destroys its graph.
+void endOwnCapture(CUstream s) {
+  CUgraph graph = nullptr;
+  cuStreamEndCapture(s, &graph);
+  if (graph) cuGraphDestroy(graph);
+}
+
+// Every instantiation the process has asked for, whichever of the two calls made it.
+long instantiateCalls() { return wbx::calls("cuGraphInstantiate") + wbx::calls("cuGraphInstantiateWithParams"); }
+
+long held(wbx::Held kind) { return wbx::holdings()[kind]; }
 
 CUresult launchStamp(const Lab& lab, wb::PinnedWords& words, size_t slot, CUstream s) {
   CUdeviceptr counter = words.device(0), where = words.device(slot);
@@ -86,47 +109,128 @@ std::vector<float> readBack(CUdeviceptr p, size_t n) {
   return v;
 }
 
+// Word i of pinned memory as the float a kernel stored there.
+float floatAt(const wb::PinnedWords& words, size_t i) {
+  const unsigned bits = words.read(i);
+  float v = 0;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+// What a TokenStep construction left when the nth call of `entry` from its start failed: whether
+// that failure was handed out, whether the constructor threw, the stream's capture status, and what
+// the process holds more than before ("" for nothing).
+struct FailedConstruction {
+  bool fired = false, threw = false;
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  std::string left;
+};
+
+FailedConstruction constructFailing(const Lab& lab, CUdeviceptr data, unsigned n, CUstream s, const char* entry,
+                                    unsigned nth, CUresult error) {
+  FailedConstruction r;
+  const wbx::Holdings before = wbx::holdings();
+  {
+    wbx::FailCall fail(entry, error, nth);
+    try {
+      ex15::TokenStep step(lab.axpb, data, n, s);
+    } catch (const wb::NotDone&) {
+      throw;
+    } catch (const std::exception&) {
+      r.threw = true;
+    }
+    r.fired = fail.fired();
+  }
+  r.status = statusOf(s);
+  if (r.status != CU_STREAM_CAPTURE_STATUS_NONE) endOwnCapture(s);  // so that the next attempt can begin one
+  r.left = wbx::holdings().differenceFrom(before);
+  return r;
+}
+
 }  // namespace
 
 EXERCISE("token-step", "A decode step captured once and replayed with each token's argument",
          "In the constructor, right after the second cuLaunchKernel of the capture, wb::streamCaptureInfo(stream, "
-         "&status, nullptr, nullptr, &deps, &count) names that launch's node (deps[0]); keep it, end the capture, "
-         "cuGraphInstantiate once. In run(): cuGraphKernelNodeGetParams(node) for the function and shape, point "
-         "kernelParams at {&data, &n, &a, &token}, cuGraphExecKernelNodeSetParams(exec, node, &params), then "
-         "cuGraphLaunch. cuGraphKernelNodeSetParams changes the graph, not the executable graph.") {
-  TEST_CASE("five tokens run back to back behind a gate: run() returns at once, the executable graph never changes, and every launch adds its own token") {
+         "&status, nullptr, nullptr, &deps, &count) names that launch's node (deps[0]); keep it, end the capture "
+         "whatever happened (destroy the graph if anything failed), cuGraphInstantiate once. In run(): "
+         "cuGraphKernelNodeGetParams(node) for the function and shape, point kernelParams at {&data, &n, &a, &token}, "
+         "cuGraphExecKernelNodeSetParams(exec, node, &params), then cuGraphLaunch(exec, stream). "
+         "cuGraphKernelNodeSetParams changes the graph, not the executable graph.") {
+  TEST_CASE("five tokens run back to back behind a gate: run() only enqueues, in the stream, never instantiates, every launch adds its own token, and the destructor gives both graphs back") {
     Lab lab;
     constexpr unsigned n = 4096;
-    wbt::DeviceBuffer data(n * sizeof(float));
-    CU_CHECK(cuMemsetD32(data.get(), 0, n));
-    CU_CHECK(cuCtxSynchronize());
+    wb::PinnedWords data(n);  // zeroed floats the host reads while the gate holds the stream
     Stream s;
-    ex15::TokenStep step(lab.axpb, data.get(), n, s.get());
-    const CUgraphExec first = step.exec();
-    bool sameExec = first != nullptr;
+    const wbx::Holdings before = wbx::holdings();
+    bool sameExec = false, instantiatedInRun = false, ranEarly = false;
     wb::Gate::Outcome seen = wb::Gate::TimedOut;
     const bool gated = !wb::underSanitizer();
     {
+      ex15::TokenStep step(lab.axpb, data.device(0), n, s.get());
+      const CUgraphExec first = step.exec();
+      const long instantiated = instantiateCalls();
+      sameExec = first != nullptr;
       std::unique_ptr<wb::Gate> gate;
-      if (gated) gate = std::make_unique<wb::Gate>(lab.gate, s.get(), 5.0);  // a run() that waits, waits 5 s at most
+      if (gated) gate = std::make_unique<wb::Gate>(lab.gate, s.get(), 2.0);  // a run() that waits, waits 2 s at most
       for (int token = 1; token <= 5; ++token) {
         step.run(static_cast<float>(token));
         sameExec = sameExec && step.exec() == first;
       }
+      instantiatedInRun = instantiateCalls() != instantiated;
       if (gate) {
         seen = gate->outcome();
+        // The legacy stream does not wait for the check's non-blocking stream: a step launched there
+        // has run once it is synchronised, while the gate still holds the stream given.
+        CU_CHECK(cuStreamSynchronize(CU_STREAM_LEGACY));
+        for (unsigned i = 0; i < n && !ranEarly; ++i) ranEarly = data.read(i) != 0;
         gate->open();
       }
       s.sync();
     }
-    if (gated) CHECK_MESSAGE(seen == wb::Gate::Waiting, "run() waited for the stream: it must only enqueue");
+    const std::string left = wbx::holdings().differenceFrom(before);
+    if (gated) {
+      CHECK_MESSAGE(seen == wb::Gate::Waiting, "run() waited for the stream: it must only enqueue");
+      CHECK_MESSAGE(!ranEarly, "a launch ran before the work already in the stream: launch the graph in the stream given");
+    }
     CHECK_MESSAGE(sameExec, "exec() changed between tokens: the step must be instantiated once, and updated");
-    const std::vector<float> values = readBack(data.get(), n);
+    CHECK_MESSAGE(!instantiatedInRun, "run() instantiated: instantiate once, in the constructor, and give the executable graph the token");
     size_t wrong = 0;
-    for (float v : values) wrong += v != 57.0f;
-    const float firstValue = values[0];
+    for (unsigned i = 0; i < n; ++i) wrong += floatAt(data, i) != 57.0f;
+    const float firstValue = floatAt(data, 0);
     CAPTURE(firstValue);
     CHECK_MESSAGE(wrong == 0, "elements that are not 57: a launch added another token than its own, or none");
+    CAPTURE(left);
+    CHECK_MESSAGE(left.empty(), "the destructor left something held: it destroys the executable graph and the graph");
+  }
+
+  TEST_CASE("a launch refused during the capture, or an instantiation that fails: the constructor throws, the stream is out of capture mode, and nothing is held") {
+    Lab lab;
+    constexpr unsigned n = 256;
+    wbt::DeviceBuffer data(n * sizeof(float));
+    Stream s;
+    struct Failure {
+      const char* entry;
+      const char* otherEntry;  // the same step through the other call the task allows
+      unsigned nth;
+      CUresult error;
+      const char* what;
+    };
+    const Failure failures[] = {
+        {"cuLaunchKernel", "cuLaunchKernelEx", 2, CUDA_ERROR_INVALID_VALUE, "the capture's second launch refused"},
+        {"cuGraphInstantiate", "cuGraphInstantiateWithParams", 1, CUDA_ERROR_OUT_OF_MEMORY, "the instantiation failed"}};
+    for (const Failure& f : failures) {
+      CAPTURE(f.what);
+      FailedConstruction r = constructFailing(lab, data.get(), n, s.get(), f.entry, f.nth, f.error);
+      if (!r.fired) r = constructFailing(lab, data.get(), n, s.get(), f.otherEntry, f.nth, f.error);
+      CHECK_MESSAGE(r.fired, "the injected failure never reached the constructor: launch with cuLaunchKernel (or "
+                             "cuLaunchKernelEx) and instantiate with cuGraphInstantiate, as the task says");
+      if (!r.fired) continue;
+      CHECK_MESSAGE(r.threw, "the constructor did not throw when a driver call failed");
+      CHECK_MESSAGE(r.status == CU_STREAM_CAPTURE_STATUS_NONE,
+                    "the constructor left the stream capturing: end the capture whatever happened in it");
+      CAPTURE(r.left);
+      CHECK_MESSAGE(r.left.empty(), "the failed constructor left something held: destroy the graph the capture gave back");
+    }
   }
 }
 
@@ -134,8 +238,9 @@ EXERCISE("exec-cache", "Update the executable graph when the driver allows it, i
          "If there is no executable graph yet, cuGraphInstantiate. Otherwise cuGraphExecUpdate(exec, graph, &info): "
          "CUDA_SUCCESS means updated in place, return it; CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE means refused "
          "(info.result says why): cuGraphExecDestroy the old one and cuGraphInstantiate the new graph; any other code "
-         "goes to CU_CHECK. Count every cuGraphInstantiate.") {
-  TEST_CASE("five captures: the same topology updated in place, a new one instantiated, and every launch runs the graph last given") {
+         "goes to CU_CHECK before anything is destroyed. Count every cuGraphInstantiate. Never destroy the graph "
+         "you are given.") {
+  TEST_CASE("six captures: the same topology updated in place, a new one instantiated, one executable graph held, every launch runs the graph last given, another error thrown with the executable graph kept") {
     Lab lab;
     constexpr unsigned n = 1024;
     wbt::DeviceBuffer data(n * sizeof(float));
@@ -146,8 +251,10 @@ EXERCISE("exec-cache", "Update the executable graph when the driver allows it, i
       float expected;
       bool inPlace;  // the same topology and node types as the graph before
     };
+    // The sixth is applied after an update that failed with another error: the same topology as the fifth.
     const Capture captures[] = {{false, 1, 0, 1, false}, {false, 2, 0, 2, true}, {false, 3, 4, 7, false},
-                                {false, 5, 6, 11, true}, {true, 0, 7, 7, false}};
+                                {false, 5, 6, 11, true}, {true, 0, 7, 7, false}, {true, 0, 8, 8, true}};
+    constexpr long kGraphs = 6;
     Graphs graphs;  // destroyed after the cache and its executable graph
     for (const Capture& c : captures) {
       CU_CHECK(cuStreamBeginCapture(s.get(), CU_STREAM_CAPTURE_MODE_GLOBAL));
@@ -159,30 +266,66 @@ EXERCISE("exec-cache", "Update the executable graph when the driver allows it, i
       graphs.all.push_back(nullptr);
       CU_CHECK(cuStreamEndCapture(s.get(), &graphs.all.back()));
     }
-    ex15::ExecCache cache;
-    CUgraphExec previous = nullptr;
-    for (size_t i = 0; i < graphs.all.size(); ++i) {
-      CAPTURE(i);
-      const CUgraphExec exec = cache.apply(graphs.all[i]);
-      REQUIRE(exec != nullptr);
-      if (captures[i].inPlace)
-        CHECK_MESSAGE(exec == previous, "a graph of the same topology got a new executable graph: update it in place");
+    const long graphsBefore = held(wbx::Held::Graphs), execsBefore = held(wbx::Held::GraphExecs);
+    const long instantiatedBefore = instantiateCalls();
+    const auto launchAndRead = [&](CUgraphExec exec) {
       CU_CHECK(cuGraphLaunch(exec, s.get()));
       s.sync();
-      const float value = readBack(data.get(), 1)[0], expected = captures[i].expected;
-      CHECK_MESSAGE(value == expected, "the executable graph did not run the graph last given to apply()");
-      previous = exec;
+      return readBack(data.get(), 1)[0];
+    };
+    {
+      ex15::ExecCache cache;
+      CUgraphExec previous = nullptr;
+      for (size_t i = 0; i < 5; ++i) {
+        CAPTURE(i);
+        const CUgraphExec exec = cache.apply(graphs.all[i]);
+        const long execsHeld = held(wbx::Held::GraphExecs) - execsBefore;
+        const long graphsHeld = held(wbx::Held::Graphs) - graphsBefore + kGraphs;
+        if (graphsHeld != kGraphs) graphs.destroy = false;  // what is left of them leaks rather than being destroyed twice
+        REQUIRE_MESSAGE(graphsHeld == kGraphs, "apply() destroyed a graph it was given: the caller keeps ownership");
+        CHECK_MESSAGE(execsHeld == 1, "the process holds another number of executable graphs than the cache's one: destroy the one an instantiation replaces");
+        REQUIRE(exec != nullptr);
+        if (captures[i].inPlace)
+          CHECK_MESSAGE(exec == previous, "a graph of the same topology got a new executable graph: update it in place");
+        const float value = launchAndRead(exec), expected = captures[i].expected;
+        CHECK_MESSAGE(value == expected, "the executable graph did not run the graph last given to apply()");
+        previous = exec;
+      }
+      const unsigned made = cache.instantiations();
+      const long instantiatedCalls = instantiateCalls() - instantiatedBefore;
+      CHECK_MESSAGE(made == 3, "instantiations counted: the first graph and the two the update refused make 3");
+      CHECK_MESSAGE(instantiatedCalls == 3, "cuGraphInstantiate was called another number of times than the first graph and the two refusals need");
+
+      bool threw = false, fired = false;
+      {
+        wbx::FailCall fail("cuGraphExecUpdate", CUDA_ERROR_OUT_OF_MEMORY);
+        try {
+          cache.apply(graphs.all[5]);
+        } catch (const wb::DriverError&) {
+          threw = true;
+        }
+        fired = fail.fired();
+      }
+      const long execsAfterFailure = held(wbx::Held::GraphExecs) - execsBefore;
+      CHECK_MESSAGE(fired, "apply() never called cuGraphExecUpdate for a graph of the same topology");
+      CHECK_MESSAGE(threw, "cuGraphExecUpdate failed with CUDA_ERROR_OUT_OF_MEMORY, not the refusal, and apply() did not throw wb::DriverError");
+      CHECK_MESSAGE(execsAfterFailure == 1, "after the failed update the cache does not hold its one executable graph");
+      const CUgraphExec again = cache.apply(graphs.all[5]);
+      CHECK_MESSAGE(again == previous, "after the failed update the same topology got a new executable graph: keep the executable graph when an update fails");
+      CHECK_MESSAGE(cache.instantiations() == 3, "the failed update led to an instantiation");
+      if (again) CHECK(launchAndRead(again) == 8.0f);
     }
-    const unsigned made = cache.instantiations();
-    CHECK_MESSAGE(made == 3, "instantiations counted: the first graph and the two the update refused make 3");
+    const long execsLeft = held(wbx::Held::GraphExecs) - execsBefore;
+    CHECK_MESSAGE(execsLeft == 0, "the destructor did not destroy the executable graph");
   }
 }
 
 EXERCISE("capture-guard", "A capture that is always ended, and a stream that stays usable",
-         "Begin the capture in the constructor and remember that it is open. end(): mark it closed first, then "
-         "cuStreamEndCapture, and CU_CHECK its result (destroy a graph that came back with an error). The destructor: "
-         "if still open, cuStreamEndCapture unconditionally, ignoring its result, and cuGraphDestroy what came back. "
-         "Do not ask cuStreamIsCapturing first: an invalidated capture is not ACTIVE, and must still be ended.") {
+         "Begin the capture in the constructor, in the mode given, and remember that it is open. end(): mark it "
+         "closed first, then cuStreamEndCapture, and CU_CHECK its result (destroy a graph that came back with an "
+         "error). The destructor: if still open, cuStreamEndCapture unconditionally, ignoring its result, and "
+         "cuGraphDestroy what came back. Do not ask cuStreamIsCapturing first: an invalidated capture is not ACTIVE, "
+         "and must still be ended.") {
   TEST_CASE("end() returns the captured graph, and it runs what was captured") {
     Lab lab;
     wb::PinnedWords words(2);
@@ -206,10 +349,11 @@ EXERCISE("capture-guard", "A capture that is always ended, and a stream that sta
     CHECK(words.read(1) == 1);
   }
 
-  TEST_CASE("the captured code throws: the guard ends the capture, and the stream runs work again") {
+  TEST_CASE("the captured code throws: the guard ends the capture, destroys its graph, and the stream runs work again") {
     Lab lab;
     wb::PinnedWords words(2);
     Stream s;
+    const wbx::Holdings before = wbx::holdings();
     bool threw = false;
     try {
       ex15::CaptureGuard guard(s.get());
@@ -218,8 +362,12 @@ EXERCISE("capture-guard", "A capture that is always ended, and a stream that sta
     } catch (const std::runtime_error& e) {
       threw = std::string(e.what()) == "the model code failed";
     }
+    const CUstreamCaptureStatus status = statusOf(s.get());
+    const std::string left = wbx::holdings().differenceFrom(before);
     CHECK(threw);
-    CHECK_MESSAGE(statusOf(s.get()) == CU_STREAM_CAPTURE_STATUS_NONE, "the stream is still in capture mode");
+    CHECK_MESSAGE(status == CU_STREAM_CAPTURE_STATUS_NONE, "the stream is still in capture mode");
+    CAPTURE(left);
+    CHECK_MESSAGE(left.empty(), "the guard left something held: destroy the graph cuStreamEndCapture gave back");
     CHECK(launchStamp(lab, words, 1, s.get()) == CUDA_SUCCESS);
     CHECK(cuStreamSynchronize(s.get()) == CUDA_SUCCESS);
     CHECK(words.read(1) == 1);
@@ -229,6 +377,7 @@ EXERCISE("capture-guard", "A capture that is always ended, and a stream that sta
     Lab lab;
     wb::PinnedWords words(2);
     Stream s;
+    const wbx::Holdings before = wbx::holdings();
     bool threw = false;
     try {
       ex15::CaptureGuard guard(s.get());
@@ -237,9 +386,13 @@ EXERCISE("capture-guard", "A capture that is always ended, and a stream that sta
     } catch (const wb::DriverError&) {
       threw = true;
     }
+    const CUstreamCaptureStatus status = statusOf(s.get());
+    const std::string left = wbx::holdings().differenceFrom(before);
     CHECK(threw);
-    CHECK_MESSAGE(statusOf(s.get()) == CU_STREAM_CAPTURE_STATUS_NONE,
+    CHECK_MESSAGE(status == CU_STREAM_CAPTURE_STATUS_NONE,
                   "the invalidated capture was never ended: the stream is still in capture mode");
+    CAPTURE(left);
+    CHECK(left.empty());
     CHECK(launchStamp(lab, words, 1, s.get()) == CUDA_SUCCESS);
     CHECK(cuStreamSynchronize(s.get()) == CUDA_SUCCESS);
     CHECK(words.read(1) == 1);
@@ -254,5 +407,67 @@ EXERCISE("capture-guard", "A capture that is always ended, and a stream that sta
     CHECK(cuStreamQuery(s.get()) != CUDA_SUCCESS);  // invalid during a capture: it fails, and invalidates it
     CHECK_THROWS_AS(guard.end(), wb::DriverError);
     CHECK(statusOf(s.get()) == CU_STREAM_CAPTURE_STATUS_NONE);
+  }
+
+  TEST_CASE("after end(), whether it returned or threw, the guard's destructor leaves alone a capture the caller began on the stream since") {
+    Lab lab;
+    wb::PinnedWords words(2);
+    Stream s;
+    CUgraph graph = nullptr;
+    {
+      ex15::CaptureGuard guard(s.get());
+      CU_CHECK(launchStamp(lab, words, 1, s.get()));
+      graph = guard.end();
+      CU_CHECK(cuStreamBeginCapture(s.get(), CU_STREAM_CAPTURE_MODE_GLOBAL));  // the caller's next capture
+    }
+    Graphs owned{{graph}};
+    const CUstreamCaptureStatus afterSuccess = statusOf(s.get());
+    if (afterSuccess != CU_STREAM_CAPTURE_STATUS_NONE) endOwnCapture(s.get());
+    bool threw = false;
+    {
+      ex15::CaptureGuard guard(s.get());
+      CHECK(cuStreamQuery(s.get()) != CUDA_SUCCESS);  // invalidates the capture
+      try {
+        guard.end();
+      } catch (const wb::DriverError&) {
+        threw = true;
+      }
+      CU_CHECK(cuStreamBeginCapture(s.get(), CU_STREAM_CAPTURE_MODE_GLOBAL));  // the caller tries again
+    }
+    const CUstreamCaptureStatus afterFailure = statusOf(s.get());
+    if (afterFailure != CU_STREAM_CAPTURE_STATUS_NONE) endOwnCapture(s.get());
+    CHECK(threw);
+    CHECK_MESSAGE(afterSuccess == CU_STREAM_CAPTURE_STATUS_ACTIVE,
+                  "the guard's destructor ended a capture begun after end() returned: end() closes the guard");
+    CHECK_MESSAGE(afterFailure == CU_STREAM_CAPTURE_STATUS_ACTIVE,
+                  "the guard's destructor ended a capture begun after end() threw: end() closes the guard either way");
+  }
+
+  TEST_CASE("a guard begun in RELAXED mode captures in that mode: an allocation in the capturing thread is allowed, and the capture stays active") {
+    Lab lab;
+    wb::PinnedWords words(2);
+    Stream s;
+    CUresult alloc = CUDA_ERROR_UNKNOWN;
+    CUstreamCaptureStatus during = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUgraph graph = nullptr;
+    CUdeviceptr p = 0;
+    {
+      ex15::CaptureGuard guard(s.get(), CU_STREAM_CAPTURE_MODE_RELAXED);
+      CU_CHECK(launchStamp(lab, words, 1, s.get()));
+      // The reference: a thread whose only capture was begun in RELAXED mode is not prohibited from
+      // potentially unsafe calls, such as an allocation.
+      alloc = cuMemAlloc(&p, 4096);
+      during = statusOf(s.get());
+      try {
+        graph = guard.end();
+      } catch (const wb::DriverError&) {
+        // a capture the allocation invalidated: graph stays NULL, and the checks below say why
+      }
+    }
+    Graphs owned{{graph}};
+    if (alloc == CUDA_SUCCESS) CU_CHECK(cuMemFree(p));  // after the capture: cuMemFree may synchronise
+    CHECK_MESSAGE(alloc == CUDA_SUCCESS, "cuMemAlloc failed during a capture asked for in RELAXED mode: begin the capture in the mode given");
+    CHECK(during == CU_STREAM_CAPTURE_STATUS_ACTIVE);
+    CHECK(graph != nullptr);
   }
 }
