@@ -125,6 +125,9 @@ function(add_lesson folder)
     workbook_embed_image(${tests} "${WORKBOOK_KERNEL_DIR}/${image}" ${symbol})
   endif()
 
+  # `cmake --build build --target lesson05` builds what `ctest -R lesson05` runs, and nothing else.
+  add_custom_target(lesson${nn} DEPENDS ${program} ${tests} workbook-gpu-launcher)
+
   set(labels "lesson;lesson${nn}")
   set(serial "")
   if("run" IN_LIST L_SERIAL_SUITES)
