@@ -110,9 +110,8 @@ bool mustRestart(CUresult error) {
 // each throw the code the driver gives that launch, naming that launch alone; that with the log's
 // stream held by a gate kernel (lesson 09) and a memset of the sum queued behind it, a launch
 // returns while the gate still waits, and gives the right sum once the gate opens (so it ran after
-// the memset, in that stream); that wait() and a debug-mode launch return while a gate holds
-// another stream of the context; and that one more launch and then a refused one name those two
-// only.
+// the memset, in that stream); that neither wait() nor a debug-mode launch synchronises the whole
+// context (cuCtxSynchronize); and that one more launch and then a refused one name those two only.
 //
 // Learn it in: lesson 10, step 4 ("Finding the faulting launch"), and lesson 09, step 1 ("A stream is a queue")
 LaunchLog::LaunchLog(CUstream stream, bool debug) {

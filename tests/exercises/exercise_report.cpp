@@ -208,8 +208,10 @@ int proof(const std::string& expect, const fs::path& dir, const std::string& nn,
       continue;
     }
     bool ok = r.status == expect;
-    if (expect == "not-done")  // every case must reach the learner's code before it can fail
-      for (const auto& c : r.cases) ok = ok && c.first == "not-done";
+    // Every case must reach the learner's code before it can fail; a case this machine cannot run
+    // (the device-1 part, on one GPU) says skipped before it gets there.
+    if (expect == "not-done")
+      for (const auto& c : r.cases) ok = ok && (c.first == "not-done" || c.first == "skipped");
     if (!ok) {
       std::printf("PROOF FAILED: exercise%s.%s is %s, expected %s\n", nn.c_str(), name.c_str(), r.status.c_str(), expect.c_str());
       for (const auto& c : r.cases) std::printf("  case %s: %s\n", c.second.c_str(), c.first.c_str());
