@@ -207,6 +207,7 @@ function(_workbook_add_exercises folder nn slug_ program)
     set(serial SERIAL)
   endif()
   set(results "${CMAKE_BINARY_DIR}/proof-results/${nn}")
+  string(REPLACE ";" "," serial_names "${X_SERIAL}")
   _workbook_gpu_test(proof${nn}.solutions "gpu;proof;proof${nn}" ${serial}
     COMMAND $<TARGET_FILE:exercise_report> proof done "${results}-solutions" ${nn} "${names}"
             -- $<TARGET_FILE:exercise${nn}_solutions>)
@@ -214,7 +215,8 @@ function(_workbook_add_exercises folder nn slug_ program)
     COMMAND $<TARGET_FILE:exercise_report> proof not-done "${results}-starting" ${nn} "${names}"
             --starting "${learner}" -- $<TARGET_FILE:exercise${nn}_checks>)
   _workbook_gpu_test(proof${nn}.wrong "gpu;proof;proof${nn}" ${serial}
-    COMMAND $<TARGET_FILE:exercise_report> wrong "${results}-wrong" ${nn} "${dir}/wrong" -- ${variant_args})
+    COMMAND $<TARGET_FILE:exercise_report> wrong "${results}-wrong" ${nn} "${dir}/wrong" --serial "${serial_names}"
+            -- ${variant_args})
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_PROVEN_LESSONS ${nn})
 endfunction()
 

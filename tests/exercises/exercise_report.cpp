@@ -8,7 +8,7 @@
 //                   -- <check binary> [args]
 //       runs a lesson's check binary built against the solutions or the starting files, and holds
 //       it to what that build must show: every exercise done, or every case not done.
-//   exercise_report wrong <results dir> <NN> <wrong folder> -- <exercise>.<n>=<binary>...
+//   exercise_report wrong <results dir> <NN> <wrong folder> [--serial <exercise>,...] -- <exercise>.<n>=<binary>...
 //       runs each wrong variant's binary on its own exercise's check, which must fail or crash:
 //       a variant that is done or not done is a mistake the check lets through. Prints one line per
 //       variant and the lesson's count: variants, caught, skipped (those only two devices catch, on
@@ -19,12 +19,15 @@
 #include "process.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -228,29 +231,67 @@ int proof(const std::string& expect, const fs::path& dir, const std::string& nn,
 // binary crashed or hung (ended by its time limit). Not caught: done (the check let the mistake
 // through) or not done (the variant is incomplete). Skipped: only where the variant says that two
 // devices are needed to see its mistake, and the check skipped for want of them.
-int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, const std::vector<std::string>& binaries) {
+int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, const std::vector<std::string>& serial,
+          const std::vector<std::string>& binaries) {
   std::vector<std::string> problems;
   std::map<std::string, Variant> byId;
   for (const Variant& v : readVariants(folder, problems)) byId[v.id] = v;
   for (const auto& p : problems) std::printf("PROOF FAILED: %s\n", p.c_str());
   std::error_code ec;
   fs::remove_all(dir, ec);
-  int caught = 0, skipped = 0, missed = 0;
+
+  // Each variant's check runs in a process of its own. Many wait for something (a gate's deadline
+  // that only a wrong variant meets, children that fault): kWorkers run at once, and the lines are
+  // printed in the variants' order afterwards. The variants of an exercise whose check measures
+  // free memory or time (serial) run afterwards, one at a time.
+  struct Run {
+    std::string id, binary;
+    const Variant* variant = nullptr;
+    wb::ProcessEnd end;
+    double seconds = 0;
+  };
+  std::vector<Run> runs;
+  int missed = 0;
   for (const std::string& arg : binaries) {
     const auto eq = arg.find('=');
-    const std::string id = arg.substr(0, eq), binary = arg.substr(eq + 1);
+    const std::string id = arg.substr(0, eq);
     const auto known = byId.find(id);
     if (eq == std::string::npos || known == byId.end()) {
       std::printf("PROOF FAILED: %s is not a variant in %s\n", arg.c_str(), folder.c_str()), ++missed;
       continue;
     }
-    const Variant& v = known->second;
-    const fs::path results = dir / id;
-    fs::create_directories(results);
-    const wb::ProcessEnd end = wb::runProcess({binary, "--test-suite=" + v.exercise},
-                                              {"WORKBOOK_EXERCISE_RESULTS=" + results.string()}, 120);
+    runs.push_back({id, arg.substr(eq + 1), &known->second, {}, 0});
+  }
+  const auto check = [&](Run& run) {
+    const fs::path results = dir / run.id;
+    std::error_code made;
+    fs::create_directories(results, made);
+    const auto start = std::chrono::steady_clock::now();
+    run.end = wb::runProcess({run.binary, "--test-suite=" + run.variant->exercise},
+                             {"WORKBOOK_EXERCISE_RESULTS=" + results.string()}, 120);
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const auto isSerial = [&](const Run& run) {
+    return std::find(serial.begin(), serial.end(), run.variant->exercise) != serial.end();
+  };
+  constexpr unsigned kWorkers = 4;
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> workers;
+  for (unsigned w = 0; w < kWorkers; ++w)
+    workers.emplace_back([&] {
+      for (size_t i; (i = next++) < runs.size();)
+        if (!isSerial(runs[i])) check(runs[i]);
+    });
+  for (auto& w : workers) w.join();
+  for (Run& run : runs)
+    if (isSerial(run)) check(run);
+
+  int caught = 0, skipped = 0;
+  for (const Run& run : runs) {
+    const Variant& v = *run.variant;
+    const wb::ProcessEnd& end = run.end;
     Recorded r;
-    const bool have = readResult(results / (nn + "." + v.exercise + ".txt"), r);
+    const bool have = readResult(dir / run.id / (nn + "." + v.exercise + ".txt"), r);
     std::string verdict, detail = r.detail;
     if (end.signal || end.timedOut)
       verdict = "caught", detail = end.timedOut ? "the check hung and was ended at 120 s" : "the check crashed (signal " + std::to_string(end.signal) + ")";
@@ -263,10 +304,10 @@ int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, co
     else
       verdict = "MISSED", detail = "the check says " + r.status + (r.status == "skipped" ? " (" + r.detail + ")" : "");
     caught += verdict == "caught", skipped += verdict == "skipped", missed += verdict == "MISSED";
-    std::printf("%-8s wrong/%s.cpp: %s\n", verdict.c_str(), id.c_str(), v.mistake.c_str());
+    std::printf("%-8s wrong/%s.cpp (%.1f s): %s\n", verdict.c_str(), run.id.c_str(), run.seconds, v.mistake.c_str());
     if (verdict != "caught" || !detail.empty()) std::printf("         %s\n", detail.c_str());
     if (verdict == "MISSED") std::printf("%s", end.output.c_str());
-    byId.erase(known);
+    byId.erase(run.id);
   }
   for (const auto& [id, v] : byId) std::printf("PROOF FAILED: wrong/%s.cpp was not built\n", id.c_str()), ++missed;
   const int total = caught + skipped + missed;
@@ -305,7 +346,7 @@ int summary(const fs::path& dir, const std::vector<std::string>& lessons) {
 int usage() {
   std::fprintf(stderr, "usage: exercise_report lint <source dir> <NN-name>...\n"
                        "       exercise_report proof <done|not-done> <results dir> <NN> <names> [--starting <file>] -- <binary> [args]\n"
-                       "       exercise_report wrong <results dir> <NN> <wrong folder> -- <exercise>.<n>=<binary>...\n"
+                       "       exercise_report wrong <results dir> <NN> <wrong folder> [--serial <exercise>,...] -- <exercise>.<n>=<binary>...\n"
                        "       exercise_report summary <proof results dir> <NN>...\n"
 );
   return 64;
@@ -325,7 +366,11 @@ int main(int argc, char** argv) {
     return proof(args[1], args[2], args[3], split(args[4], ','), starting, {args.begin() + i + 1, args.end()});
   }
   if (args.size() >= 2 && args[0] == "summary") return summary(args[1], {args.begin() + 2, args.end()});
-  if (args.size() >= 5 && args[0] == "wrong" && args[4] == "--")
-    return wrong(args[1], args[2], args[3], {args.begin() + 5, args.end()});
+  if (args.size() >= 5 && args[0] == "wrong") {
+    std::vector<std::string> serial;
+    size_t i = 4;
+    if (args[i] == "--serial" && i + 1 < args.size()) serial = split(args[i + 1], ','), i += 2;
+    if (i < args.size() && args[i] == "--") return wrong(args[1], args[2], args[3], serial, {args.begin() + i + 1, args.end()});
+  }
   return usage();
 }
