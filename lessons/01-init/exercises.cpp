@@ -9,16 +9,23 @@ namespace ex01 {
 
 // Exercise 1 of 3 (device-report): A report of what a device is and can do
 //
-// Task: A fleet inventory and every bug report your team files start with the same facts about
-// the GPU. Write reportDevice: fill a DeviceReport for the visible device at ordinal: its name, its
-// UUID in the form nvidia-smi -L prints ("GPU-" then the 16 bytes as lowercase hex digits grouped
-// 8-4-4-4-12), its PCI bus id, compute capability, multiprocessor count, total memory, and whether
-// it has managed memory and concurrent managed access. The driver is initialised by the caller. An
-// ordinal that names no device throws the wb::DriverError of the call that refused it.
+// Task: A fleet inventory and every bug report your team files start with the same facts about the
+// GPU. Write reportDevice: fill a DeviceReport for the visible device at ordinal: its whole name
+// (product names run past 50 characters), its UUID in the form nvidia-smi -L prints ("GPU-" then
+// the 16 bytes as lowercase hex digits, two per byte, grouped 8-4-4-4-12), its PCI bus id as
+// cuDeviceGetPCIBusId writes it, compute capability, multiprocessor count, total memory, and
+// whether it has managed memory and concurrent managed access. Read each fact with the calls lesson
+// 01 shows, on the handle cuDeviceGet gives for the ordinal (nothing promises that a CUdevice
+// equals its ordinal). The driver is initialised by the caller. An ordinal that names no device
+// (past the last, or negative) throws the wb::DriverError of the call that refused it.
 //
 // The check: exercise01.device-report compares every field of the report of every visible device
-// with what the driver says (the UUID byte by byte, parsed back from your text), and verifies that
-// the ordinal one past the last throws wb::DriverError with CUDA_ERROR_INVALID_DEVICE.
+// with what the driver says (the UUID byte by byte, parsed back from your text). Then it does the
+// same for three devices of its own: while they stand in, the device calls of lesson 01 answer for
+// them instead of this machine's GPUs, with handles that are not their ordinals, a 55-character
+// name, UUID bytes below 0x10 and from 0x80 up, more than 4 GiB, managed memory without concurrent
+// managed access, and neither. The ordinal one past the last must throw wb::DriverError with
+// CUDA_ERROR_INVALID_DEVICE, and -1 must throw wb::DriverError.
 //
 // Learn it in: lesson 01, step 3 ("What each device is and can do")
 DeviceReport reportDevice(int ordinal) {
@@ -31,13 +38,17 @@ DeviceReport reportDevice(int ordinal) {
 // need.memoryBytes of device memory, and perhaps concurrent managed access; at start it must pick
 // the GPUs it can use instead of failing at the first kernel launch. Write eligibleDevices: return
 // the ordinals of the visible devices that meet every requirement, in ascending order (empty when
-// none does). A compute capability is a version: 9.0 is newer than 8.6. The driver is initialised
-// by the caller.
+// none does). A compute capability is a version: 9.0 is newer than 8.6, and 12.0 newer than 9.0.
+// At least need.memoryBytes means exactly that much is enough. Read each device's facts with
+// cuDeviceGetAttribute and cuDeviceTotalMem on the handle cuDeviceGet gives, as lesson 01 does; the
+// list holds ordinals, not handles. The driver is initialised by the caller.
 //
 // The check: exercise01.eligible-devices builds requirements from the devices' own values (their
 // exact compute capability and memory, one minor version more, one byte more, an older major
 // version with a higher minor, concurrent managed access) and compares your list with the devices
-// that meet each.
+// that meet each. Then it does the same on three devices of its own, which the device calls of
+// lesson 01 answer for while they stand in: compute capability 8.6 without concurrent managed
+// access, 12.0, and 7.5 without managed memory, with handles that are not their ordinals.
 //
 // Learn it in: lesson 01, step 3 ("What each device is and can do")
 std::vector<int> eligibleDevices(const Requirements& need) {
@@ -48,13 +59,18 @@ std::vector<int> eligibleDevices(const Requirements& need) {
 //
 // Task: A deployment names its GPU by UUID (ordinals change with CUDA_VISIBLE_DEVICES and between
 // machines), and your library's entry point may be the first CUDA call of the process. Write
-// ordinalOfUuid: take the UUID as nvidia-smi -L prints it ("GPU-" and 8-4-4-4-12 hex digits, letters
-// in either case) and return the ordinal of the visible device that has it, or -1 when none does.
-// Do not assume anyone initialised the driver.
+// ordinalOfUuid: take the UUID as nvidia-smi -L prints it ("GPU-" and 8-4-4-4-12 hex digits,
+// letters in either case) and return the ordinal of the visible device that has it, or -1 when none
+// does. Only the whole UUID names a device: a part of one, a longer text, or an empty string gives
+// -1. Return the ordinal, not the device's handle. Do not assume anyone initialised the driver.
 //
 // The check: exercise01.device-by-uuid runs in a fresh child process where nothing has called
 // cuInit: your function's first call, with a UUID no device has, must return -1 and leave the
 // driver initialised; then every device's UUID, in lower and in upper case, must give its ordinal.
+// Then, with three devices of the check's own standing in (two whose UUIDs differ only in the last
+// digit, UUID bytes below 0x10 and from 0x80 up, handles that are not their ordinals), every UUID
+// in lower, upper and mixed case must give its ordinal, and a UUID cut after its first group or its
+// last digit, one with a digit more, "GPU-" alone and an empty string must give -1.
 //
 // Learn it in: lesson 01, step 2 ("Every other call waits for cuInit")
 int ordinalOfUuid(const std::string& uuid) {

@@ -17,11 +17,11 @@ namespace ex02 {
 // CUDA_SUCCESS or allowed; for any other code throw the wb::DriverError that names the call, the
 // file and the line the macro passed, so the report points at the caller's line, not at yours.
 //
-// The check: exercise02.check-allowing polls a stream held by a gate kernel and verifies that the
-// macro returns CUDA_ERROR_NOT_READY, then CUDA_SUCCESS once the stream has run; that an allowed
-// CUDA_ERROR_INVALID_DEVICE comes back as a result; and that the same failing call with NOT_READY
-// allowed throws wb::DriverError with that code and exactly the call's text, the check file and the
-// check's line.
+// The check: exercise02.check-allowing verifies that a call that succeeds gives CUDA_SUCCESS and an
+// allowed CUDA_ERROR_INVALID_DEVICE comes back as that code; that polling a stream held by a gate
+// kernel gives CUDA_ERROR_NOT_READY, then CUDA_SUCCESS once the stream has run; and that the same
+// failing call with NOT_READY allowed throws a wb::DriverError itself (callers catch it by that
+// type) with that code and exactly the call's text, the check file and the check's line.
 //
 // Learn it in: lesson 02, step 1 ("A call before cuInit")
 CUresult checkAllowing(CUresult rc, CUresult allowed, const char* call, const char* file, int line) {
@@ -40,9 +40,10 @@ CUresult checkAllowing(CUresult rc, CUresult allowed, const char* call, const ch
 // past capacity, nothing at all when capacity is 0 (message may then be NULL). Never throw.
 //
 // The check: exercise02.guarded-entry runs bodies that fail a real call through CU_CHECK, throw
-// std::bad_alloc, std::runtime_error and an int, and succeed; it verifies each code and message,
-// that a message longer than the buffer is cut and NUL-terminated with nothing written past the
-// buffer, and that a buffer of capacity 0 is left alone.
+// std::bad_alloc, std::runtime_error and an int, and succeed; it verifies each code and message
+// (after a success, an empty one, whatever the buffer held), that a message longer than the buffer
+// is cut to capacity - 1 characters and NUL-terminated with nothing written past the buffer, and
+// that with capacity 0 not one byte of the buffer is written, nor anything at all through NULL.
 //
 // Learn it in: lesson 02, step 1 ("A call before cuInit")
 CUresult callGuarded(const std::function<void()>& body, char* message, size_t capacity) {

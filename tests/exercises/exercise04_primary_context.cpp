@@ -7,6 +7,7 @@
 
 #include <exception>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -84,11 +85,49 @@ struct Allocation {
   }
 };
 
+// The calling thread's context stack (wbx::contextStack, top first) as text for a failure message:
+// "[caller's]" names the caller's own context, any other by its handle.
+std::string drawn(CUcontext callers) {
+  std::string s = "[";
+  for (CUcontext c : wbx::contextStack()) s += (s.size() > 1 ? " " : "") + (c == callers ? std::string("caller's") : wb::hex(c));
+  return s + "]";
+}
+
+// What happened when the call that makes the primary context current was refused: whether the
+// refusal was handed out, and the code the function threw as wb::DriverError (CUDA_SUCCESS: none).
+struct Refused {
+  bool fired = false;
+  CUresult thrown = CUDA_SUCCESS;
+};
+
+// Runs call with the call that makes a context current refused (CUDA_ERROR_INVALID_CONTEXT, without
+// reaching the driver): cuCtxPushCurrent, or, for code that never pushed, cuCtxSetCurrent. Where the
+// first was not called, call ran in full. call must not clean up itself: the check's own push would
+// be refused.
+template <typename F>
+Refused refuseEntering(F call) {
+  for (const char* entry : {"cuCtxPushCurrent", "cuCtxSetCurrent"}) {
+    Refused r;
+    {
+      wbx::FailCall refuse(entry, CUDA_ERROR_INVALID_CONTEXT);
+      try {
+        call();
+      } catch (const wb::DriverError& e) {  // the course's error only: wb::NotDone goes on to the reporter
+        r.thrown = e.code();
+      }
+      r.fired = refuse.fired();
+    }
+    if (r.fired) return r;
+  }
+  return {};
+}
+
 }  // namespace
 
 EXERCISE("primary-handle", "A retain/release handle for the primary context whose count is right after copies and moves",
-         "Constructor: cuDevicePrimaryCtxRetain(&ctx_, dev); destructor: cuDevicePrimaryCtxRelease(dev_) if ctx_ "
-         "is set. A copy retains again, a move takes ctx_ and sets the source's to nullptr, and an assignment "
+         "Constructor: CU_CHECK(cuDevicePrimaryCtxRetain(&ctx_, dev)); destructor: cuDevicePrimaryCtxRelease(dev_) "
+         "if ctx_ is set, and nothing else. A copy retains again (not when the source is empty), a move takes ctx_ "
+         "and dev_ and sets the source's ctx_ to nullptr, and an assignment takes the new retain before it "
          "releases what the target held. The compiler's copy and move copy the pointer but not the retain: each "
          "is one release too many.") {
   // The handle's members are called outside the assertions, so one still not done reports "not done".
@@ -96,13 +135,13 @@ EXERCISE("primary-handle", "A retain/release handle for the primary context whos
     wbt::initDriver();
     const CUdevice dev = wbt::device(0);
     LeaveClean clean{dev};
-    const CUcontext currentBefore = wbt::current();
+    wbt::OwnedContext mine(dev);  // the caller's own context, current: no handle may change that
     auto original = std::make_unique<ex04::PrimaryContext>(dev);
     const CUcontext ctx = original->get();
     const CUdevice reported = original->device();
     const CUcontext currentAfter = wbt::current();
     REQUIRE_MESSAGE(ctx != nullptr, "get() returned nullptr for a handle that was just made");
-    CHECK_MESSAGE(currentAfter == currentBefore, "making a handle changed the current context: retaining makes nothing current");
+    CHECK_MESSAGE(currentAfter == mine.get(), "making a handle changed the current context: retaining makes nothing current");
     CHECK(reported == dev);
     CHECK(active(dev));
     Witness witness(ctx);
@@ -119,9 +158,31 @@ EXERCISE("primary-handle", "A retain/release handle for the primary context whos
       CHECK_MESSAGE(witness.alive(), "copy-assignment left the context with fewer retains than holders");
       witness.release();
     }
+    const std::string stackAfter = drawn(mine.get());
+    CHECK_MESSAGE(stackAfter == "[caller's]", "the handles changed the caller's context stack: a handle makes nothing current and clears nothing");
     const int leaked = releaseLeftovers(dev);  // retains still held: the primary context should be inactive
     CAPTURE(leaked);
     CHECK_MESSAGE(leaked == 0, "every handle has gone and the primary context is still active: a retain was leaked");
+
+    // A handle on device 1 names device 1 after copies and moves, and gives back device 1's retains.
+    wbx::needDevices(2);
+    const CUdevice dev1 = wbt::device(1);
+    LeaveClean clean1{dev1};
+    CUdevice movedDevice = -1, assignedDevice = -1;
+    {
+      ex04::PrimaryContext first(dev1);
+      ex04::PrimaryContext copy(first);
+      ex04::PrimaryContext moved(std::move(first));
+      movedDevice = moved.device();
+      ex04::PrimaryContext target(dev);
+      target = std::move(moved);
+      assignedDevice = target.device();
+    }
+    const int leaked0 = releaseLeftovers(dev), leaked1 = releaseLeftovers(dev1);
+    CHECK(movedDevice == dev1);
+    CHECK(assignedDevice == dev1);
+    CHECK_MESSAGE(leaked0 == 0, "device 0's primary context is still active after handles of devices 0 and 1 went");
+    CHECK_MESSAGE(leaked1 == 0, "device 1's primary context is still active after every handle of it went");
   }
 
   TEST_CASE("a move hands the retain over, a moved-from handle releases nothing, and self-assignment keeps it") {
@@ -141,6 +202,11 @@ EXERCISE("primary-handle", "A retain/release handle for the primary context whos
     const CUcontext movedTo = moved.get(), movedFrom = first->get();
     CHECK(movedTo == ctx);
     CHECK_MESSAGE(movedFrom == nullptr, "a moved-from handle must hold nothing");
+    {
+      ex04::PrimaryContext copyOfEmpty(*first);  // a copy of a handle that holds nothing holds nothing
+      const CUcontext copiedEmpty = copyOfEmpty.get();
+      CHECK_MESSAGE(copiedEmpty == nullptr, "a copy of an empty handle must be empty");
+    }
     first.reset();
     CHECK_MESSAGE(witness.alive(), "destroying a moved-from handle released the retain it had handed over");
     {
@@ -156,13 +222,33 @@ EXERCISE("primary-handle", "A retain/release handle for the primary context whos
     CAPTURE(leaked);
     CHECK_MESSAGE(leaked == 0, "every handle has gone and the primary context is still active: a retain was leaked");
   }
+
+  TEST_CASE("a device that does not exist: the constructor throws the driver's refusal and holds nothing") {
+    const int count = wbt::initDriver();
+    const CUdevice dev = wbt::device(0);
+    LeaveClean clean{dev};
+    const wbx::Holdings before = wbx::holdings();
+    bool made = false;
+    CUresult refused = CUDA_SUCCESS;
+    try {
+      ex04::PrimaryContext none(static_cast<CUdevice>(count));  // one past the last device's handle
+      made = true;
+    } catch (const wb::DriverError& e) {  // the course's error only: wb::NotDone goes on to the reporter
+      refused = e.code();
+    }
+    const std::string left = wbx::holdings().differenceFrom(before);
+    CHECK_MESSAGE(!made, "a handle was made for a device that does not exist");
+    CHECK_MESSAGE(refused != CUDA_SUCCESS, "the retain's refusal must reach the caller as wb::DriverError");
+    CHECK(left == "");
+  }
 }
 
 EXERCISE("any-thread", "An allocation in the primary context from any thread, whatever is current there",
          "cuDevicePrimaryCtxRetain gives you the handle without making it current; cuCtxPushCurrent it, cuMemAlloc, "
-         "cuCtxPopCurrent, then cuDevicePrimaryCtxRelease (the caller's retain keeps the memory alive). "
-         "cuCtxSetCurrent replaces the caller's current context, and cuCtxSetCurrent(nullptr) does not put it back; "
-         "allocating in whatever context is current puts the memory in the caller's context, not the primary one.") {
+         "cuCtxPopCurrent, then cuDevicePrimaryCtxRelease (the caller's retain keeps the memory alive), and on a "
+         "failed push or allocation pop and release before you throw. cuCtxSetCurrent replaces the caller's current "
+         "context, and cuCtxSetCurrent(nullptr) does not put it back; allocating in whatever context is current "
+         "puts the memory in the caller's context, not the primary one.") {
   TEST_CASE("from new threads with no current context: the memory is in the primary context and the threads end with none current") {
     wbt::initDriver();
     const CUdevice dev = wbt::device(0);
@@ -197,26 +283,63 @@ EXERCISE("any-thread", "An allocation in the primary context from any thread, wh
     CHECK_MESSAGE(leaked == 0, "the caller released its retain and the primary context is still active: a retain was leaked");
   }
 
-  TEST_CASE("with the caller's own context current: the memory still goes to the primary context and the caller's context stays current") {
+  TEST_CASE("with the caller's own context current: the memory goes to the primary context, the stack stays, and a failure leaves nothing") {
     wbt::initDriver();
     const CUdevice dev = wbt::device(0);
     LeaveClean clean{dev};
+    wbt::OwnedContext mine(dev);  // pushed onto the empty stack: the caller's current context
     {
-      wbt::RetainedPrimary primary(dev);
-      wbt::OwnedContext mine(dev);  // pushed onto the empty stack: the caller's current context
-      Allocation allocation;
-      allocation.p = ex04::allocateInPrimary(dev, 1u << 20);
-      const CUcontext currentAfter = wbt::current();
-      CUcontext popped = nullptr;
-      const CUresult pop = cuCtxPopCurrent(&popped);
-      const CUcontext below = wbt::current();
-      CHECK_MESSAGE(ownerOf(allocation.p) == primary.get(), "the memory is not in the primary context");
-      CHECK_MESSAGE(currentAfter == mine.get(), "the caller's own context is no longer current");
-      CHECK(pop == CUDA_SUCCESS);
-      CHECK_MESSAGE(below == nullptr, "a context was left on the stack under the caller's");
+      wbt::RetainedPrimary primary(dev);  // the caller's retain, as the task says
+      const wbx::Holdings before = wbx::holdings();
+      {
+        Allocation allocation;
+        allocation.p = ex04::allocateInPrimary(dev, 1u << 20);
+        const std::string stackAfter = drawn(mine.get());
+        CHECK_MESSAGE(ownerOf(allocation.p) == primary.get(), "the memory is not in the primary context");
+        CHECK_MESSAGE(stackAfter == "[caller's]", "the caller's stack changed: its own context must stay current, with nothing pushed or lost");
+      }
+      // A size no device has: the allocation is refused, and what was pushed and retained must go.
+      CUresult refusal = CUDA_SUCCESS;
+      try {
+        ex04::allocateInPrimary(dev, size_t{1} << 50);
+      } catch (const wb::DriverError& e) {  // the course's error only: wb::NotDone goes on to the reporter
+        refusal = e.code();
+      }
+      const std::string stackAfterRefusal = drawn(mine.get());
+      const std::string leftAfterRefusal = wbx::holdings().differenceFrom(before);
+      CHECK_MESSAGE(refusal != CUDA_SUCCESS, "an allocation of 1 PiB must throw the driver's refusal");
+      CHECK_MESSAGE(stackAfterRefusal == "[caller's]", "after a refused allocation the caller's stack changed: the primary context stayed pushed?");
+      CHECK_MESSAGE(leftAfterRefusal == "", "after a refused allocation a retain (or memory) was kept");
+      // The primary context cannot be made current: the refusal is thrown and nothing is kept.
+      std::vector<Allocation> made(2);  // freed after the refusals: a call that was not refused allocated
+      size_t attempt = 0;
+      const Refused r = refuseEntering([&] { made[attempt++].p = ex04::allocateInPrimary(dev, 1u << 20); });
+      made.clear();
+      const std::string stackAfterEntering = drawn(mine.get());
+      const std::string leftAfterEntering = wbx::holdings().differenceFrom(before);
+      REQUIRE_MESSAGE(r.fired, "allocateInPrimary called neither cuCtxPushCurrent nor cuCtxSetCurrent: the primary context was never made current");
+      CHECK_MESSAGE(r.thrown == CUDA_ERROR_INVALID_CONTEXT, "the refusal to make the primary context current must reach the caller");
+      CHECK(stackAfterEntering == "[caller's]");
+      CHECK_MESSAGE(leftAfterEntering == "", "after a refused push a retain was kept");
     }
     const int leaked = releaseLeftovers(dev);  // retains still held: the primary context should be inactive
     CAPTURE(leaked);
     CHECK_MESSAGE(leaked == 0, "the caller released its retain and the primary context is still active: a retain was leaked");
+
+    // dev, not the device of the caller's context: device 1's primary context, while a context of
+    // device 0 is current.
+    wbx::needDevices(2);
+    const CUdevice dev1 = wbt::device(1);
+    LeaveClean clean1{dev1};
+    {
+      wbt::RetainedPrimary primary1(dev1);
+      Allocation onDevice1;
+      onDevice1.p = ex04::allocateInPrimary(dev1, 1u << 20);
+      const std::string stackAfterDevice1 = drawn(mine.get());
+      CHECK_MESSAGE(ownerOf(onDevice1.p) == primary1.get(), "asked for device 1, the memory is not in device 1's primary context");
+      CHECK(stackAfterDevice1 == "[caller's]");
+    }
+    const int leaked1 = releaseLeftovers(dev1);
+    CHECK_MESSAGE(leaked1 == 0, "device 1's primary context is still active after the caller released it: a retain was leaked");
   }
 }

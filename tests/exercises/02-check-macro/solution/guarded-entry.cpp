@@ -1,4 +1,4 @@
-// Reference solutions of lesson 02's exercises.
+// Reference solution of lesson 02's exercise guarded-entry (lessons/02-check-macro/exercises.cpp).
 #include "exercises.hpp"
 
 #include <cstdio>
@@ -6,14 +6,6 @@
 #include <stdexcept>
 
 namespace ex02 {
-
-// The macro captured the call's text, file and line where it was written; this function only
-// decides. Throwing through CU_CHECK(rc) here would report "rc" at this line: every failure in the
-// program would point at the helper instead of the call.
-CUresult checkAllowing(CUresult rc, CUresult allowed, const char* call, const char* file, int line) {
-  if (rc == CUDA_SUCCESS || rc == allowed) return rc;
-  wb::throwDriverError(rc, call, file, line);
-}
 
 namespace {
 
@@ -26,8 +18,9 @@ void put(char* message, size_t capacity, const char* text) {
 }  // namespace
 
 // The most specific handler first: wb::DriverError is a std::runtime_error, so a std::exception
-// handler ahead of it would turn every driver error into CUDA_ERROR_UNKNOWN. catch (...) keeps
-// anything else from crossing the C boundary, where unwinding is undefined.
+// handler ahead of it would turn every driver error into CUDA_ERROR_UNKNOWN, and std::bad_alloc is a
+// std::exception too. catch (...) keeps anything else from crossing the C boundary, where unwinding
+// is undefined.
 CUresult callGuarded(const std::function<void()>& body, char* message, size_t capacity) {
   try {
     body();

@@ -1,4 +1,4 @@
-// Reference solutions of lesson 04's exercises.
+// Reference solution of lesson 04's exercise primary-handle (lessons/04-primary-context/exercises.cpp).
 #include "exercises.hpp"
 
 #include <utility>
@@ -6,13 +6,15 @@
 namespace ex04 {
 
 // One handle, one retain. The driver counts retains per device, so every holder of a handle must
-// have taken one, and give exactly that one back.
+// have taken one, and give exactly that one back. A retain the driver refuses (a device that does not
+// exist) leaves the handle unmade: CU_CHECK throws the refusal.
 PrimaryContext::PrimaryContext(CUdevice dev) {
   CU_CHECK(cuDevicePrimaryCtxRetain(&ctx_, dev));  // activates it on the first retain; pushes nothing
   dev_ = dev;
 }
 
 // A destructor cannot report a failure; a release can only fail for a handle that holds nothing.
+// It leaves every thread's current context alone: clearing it here would take the caller's away.
 PrimaryContext::~PrimaryContext() {
   if (ctx_) cuDevicePrimaryCtxRelease(dev_);
 }
@@ -33,7 +35,8 @@ PrimaryContext& PrimaryContext::operator=(const PrimaryContext& other) {
   return *this;
 }
 
-// A move takes the retain over: the source holds nothing, so its destructor releases nothing.
+// A move takes the retain over, and the device with it: the source holds nothing, so its
+// destructor releases nothing.
 PrimaryContext::PrimaryContext(PrimaryContext&& other) noexcept {
   dev_ = other.dev_;
   ctx_ = std::exchange(other.ctx_, nullptr);
@@ -52,23 +55,5 @@ PrimaryContext& PrimaryContext::operator=(PrimaryContext&& other) noexcept {
 CUcontext PrimaryContext::get() const { return ctx_; }
 
 CUdevice PrimaryContext::device() const { return dev_; }
-
-// Retain for the handle (it makes nothing current), push it over whatever the thread has current,
-// allocate, pop back to exactly the stack the caller had, and give the retain back: the caller's
-// own retain keeps the context, and this memory, alive.
-CUdeviceptr allocateInPrimary(CUdevice dev, size_t bytes) {
-  CUcontext primary = nullptr;
-  CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
-  CUdeviceptr p = 0;
-  CUresult rc = cuCtxPushCurrent(primary);
-  if (rc == CUDA_SUCCESS) {
-    rc = cuMemAlloc(&p, bytes);
-    CUcontext popped = nullptr;
-    cuCtxPopCurrent(&popped);  // back to the caller's stack, whether the allocation worked or not
-  }
-  cuDevicePrimaryCtxRelease(dev);
-  CU_CHECK(rc);
-  return p;
-}
 
 }  // namespace ex04
