@@ -45,8 +45,9 @@ class Gate {
 };
 
 // The three kernels of kernels/streams.cu, from a loaded library, each already loaded into the
-// current context. Under lazy loading (the default since CUDA 12.2) a kernel is loaded at its first
-// launch, and loading may wait for the kernels running in the context; a gate that is waiting for
+// current context. Under lazy loading (the default on Linux since CUDA 12.2) a library's kernel is
+// loaded into a context at its first launch there (or at cuKernelGetFunction), and loading may
+// wait for the kernels running in the context; a gate that is waiting for
 // the host, while the host waits for a stamp to load, would wait until its deadline. So load()
 // launches each kernel once, harmlessly, and waits, before any gate is closed.
 struct StreamKernels {

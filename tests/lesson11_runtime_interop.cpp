@@ -1,8 +1,9 @@
-// Lesson 11's claims: the runtime uses the primary context (or a context the driver made current),
-// pointers cross between the APIs, a new thread fails in the driver until the runtime makes the
-// primary context current, a runtime kernel can be launched from the driver, a library that pushes
-// and pops leaves its caller's context current, and cudaDeviceReset destroys the driver's
-// allocations in the primary context without releasing the driver's retain.
+// Lesson 11's claims: the runtime uses the primary context (or a context the driver made current,
+// until cudaSetDevice replaces it), pointers cross between the APIs, a new thread fails in the
+// driver until the runtime makes the primary context current, the runtime's device is per thread, a
+// runtime kernel can be launched from the driver, a library that retains, pushes and pops the
+// primary context leaves its caller's state as it was, and cudaDeviceReset resets the primary
+// context without releasing the driver's retain, the next runtime call initialising it again.
 #include "runtime_kernel.hpp"
 #include "support.hpp"
 
@@ -45,6 +46,22 @@ TEST_SUITE("current-context") {
     rt(cudaMalloc(&p, 4096));
     CHECK(ownerOf(p) == mine.get());
     rt(cudaFree(p));
+  }
+
+  // The runtime's section on interactions with the driver: cudaSetDevice makes the primary context
+  // current "by calling cuCtxSetCurrent()"; cuCtxSetCurrent replaces the top of the thread's stack.
+  TEST_CASE("cudaSetDevice replaces a pushed context at the top of the stack with the primary context") {
+    wbt::initDriver();
+    wbt::RetainedPrimary primary(wbt::device(0));
+    const CUcontext below = wbt::current();
+    wbt::OwnedContext mine(wbt::device(0));  // created and pushed
+    REQUIRE(wbt::current() == mine.get());
+    rt(cudaSetDevice(0));
+    CHECK(wbt::current() == primary.get());
+    CUcontext popped = nullptr;
+    CU_CHECK(cuCtxPopCurrent(&popped));
+    CHECK(popped == primary.get());  // a library's pop takes the primary, not its own context
+    CHECK(wbt::current() == below);
   }
 }
 
@@ -133,33 +150,86 @@ TEST_SUITE("kernels") {
 }
 
 TEST_SUITE("manners") {
-  TEST_CASE("a library that pushes its context and pops it leaves the caller's context current") {
+  TEST_CASE("a library that retains the primary context, pushes and pops it leaves its caller's state as it was") {
     wbt::initDriver();
-    rt(cudaSetDevice(0));
-    rt(cudaFree(nullptr));
-    const CUcontext callers = wbt::current();
-    REQUIRE(callers != nullptr);
-    CUcontext libraries = nullptr;
-    {
-      wbt::OwnedContext own(wbt::device(0));
-      libraries = own.get();
-      CUcontext popped = nullptr;
-      CU_CHECK(cuCtxPopCurrent(&popped));
-      {
-        wbt::Pushed scope(libraries);
-        CHECK(wbt::current() == libraries);
-        wbt::DeviceBuffer work(4096);
-        CHECK(ownerOf(reinterpret_cast<void*>(work.get())) == libraries);
+    CUcontext before = reinterpret_cast<CUcontext>(1), during = nullptr, owner = nullptr, after = reinterpret_cast<CUcontext>(1),
+              primaryHandle = nullptr;
+    std::string failed;
+    std::thread([&] {  // a worker thread of the caller's: nothing current
+      try {
+        before = wbt::current();
+        wbt::RetainedPrimary primary(wbt::device(0));
+        primaryHandle = primary.get();
+        {
+          wbt::Pushed scope(primary.get());
+          during = wbt::current();
+          wbt::DeviceBuffer work(4096);
+          owner = ownerOf(reinterpret_cast<void*>(work.get()));
+        }
+        after = wbt::current();
+      } catch (const std::exception& e) {  // a failed call in this thread: reported below, not std::terminate
+        failed = e.what();
       }
-      CHECK(wbt::current() == callers);
+    }).join();
+    CHECK_MESSAGE(failed.empty(), failed);
+    CHECK(before == nullptr);
+    CHECK(during == primaryHandle);
+    CHECK(owner == primaryHandle);
+    CHECK(after == nullptr);
+  }
+
+  TEST_CASE("called where the caller has another context current, the library leaves that context current") {
+    wbt::initDriver();
+    wbt::OwnedContext callers(wbt::device(0));  // the caller's own context (created and pushed)
+    {
+      wbt::RetainedPrimary primary(wbt::device(0));
+      wbt::Pushed scope(primary.get());
+      CHECK(wbt::current() == primary.get());
     }
+    CHECK(wbt::current() == callers.get());
+  }
+}
+
+// The runtime's device belongs to the calling thread (cudaSetDevice: "Sets device as the current
+// device for the calling host thread"): a thread that never called it does not follow another
+// thread's choice. Which device it does get is reported.
+TEST_SUITE("multi-device") {
+  TEST_CASE("cudaSetDevice(1) in one thread does not choose the device of another thread's runtime calls") {
+    const int count = wbt::initDriver();
+    REQUIRE(count >= 2);
+    rt(cudaSetDevice(1));
+    int mainDevice = -1, workerImplicit = -1, workerChosen = -1;
+    rt(cudaGetDevice(&mainDevice));
+    cudaError_t implicitRc = cudaErrorUnknown, chosenRc = cudaErrorUnknown;
+    std::thread([&] {  // runtime calls only (they return codes), and the pointer queries' codes are not needed
+      void* p = nullptr;
+      implicitRc = cudaMalloc(&p, 4096);
+      if (implicitRc == cudaSuccess) {
+        cuPointerGetAttribute(&workerImplicit, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, reinterpret_cast<CUdeviceptr>(p));
+        cudaFree(p);
+      }
+      chosenRc = cudaSetDevice(1);
+      if (chosenRc == cudaSuccess) chosenRc = cudaMalloc(&p, 4096);
+      if (chosenRc == cudaSuccess) {
+        cuPointerGetAttribute(&workerChosen, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, reinterpret_cast<CUdeviceptr>(p));
+        cudaFree(p);
+      }
+    }).join();
+    CHECK(mainDevice == 1);
+    CHECK(implicitRc == cudaSuccess);
+    MESSAGE("observed: a new thread's first cudaMalloc landed on device " << workerImplicit);
+    CHECK(chosenRc == cudaSuccess);
+    CHECK(workerChosen == 1);  // once the thread chose for itself
+    rt(cudaSetDevice(0));
   }
 }
 
 // Named "reclaim": cudaDeviceReset takes back an allocation the driver made, which the sanitize
-// target's leak check would count as a leak by definition.
+// target's leak check would count as a leak by definition. The reference makes passing that
+// allocation to any later call undefined behaviour, so the reset is seen through the primary
+// context's state, never through the old pointer.
 TEST_SUITE("reclaim") {
-  TEST_CASE("cudaDeviceReset destroys the driver's allocations in the primary context, and the driver's retain must still be released") {
+  TEST_CASE("cudaDeviceReset resets the primary context under a driver retain, which must still be released, and the next runtime call initialises it again") {
     wbt::initDriver();
     const CUdevice dev = wbt::device(0);
     CUcontext primary = nullptr;
@@ -167,10 +237,16 @@ TEST_SUITE("reclaim") {
     CU_CHECK(cuCtxSetCurrent(primary));
     CUdeviceptr p = 0;
     REQUIRE(cuMemAlloc(&p, 1u << 20) == CUDA_SUCCESS);
+    unsigned flags = 0;
+    int active = 0;
+    CU_CHECK(cuDevicePrimaryCtxGetState(dev, &flags, &active));
+    REQUIRE(active == 1);
     rt(cudaDeviceReset());
-    CUdeviceptr base = 0;
-    size_t size = 0;
-    CHECK(cuMemGetAddressRange(&base, &size, p) != CUDA_SUCCESS);
+    CU_CHECK(cuDevicePrimaryCtxGetState(dev, &flags, &active));
+    CHECK(active == 0);
     CHECK(cuDevicePrimaryCtxRelease(dev) == CUDA_SUCCESS);
+    CHECK(cudaFree(nullptr) == cudaSuccess);  // "Any subsequent API call to this device will reinitialize the device"
+    CU_CHECK(cuDevicePrimaryCtxGetState(dev, &flags, &active));
+    CHECK(active == 1);
   }
 }

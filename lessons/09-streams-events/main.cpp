@@ -3,18 +3,20 @@
 // What you learn: a stream is an ordered queue of work on a device and an event is a marker in
 // one. Work is made to stay pending on purpose by a gate kernel (kernels/streams.cu) that waits
 // until the host opens it, so every claim here is shown without sleeping. cuStreamQuery and
-// cuEventQuery return CUDA_ERROR_NOT_READY while work is pending. cuMemcpyHtoDAsync is
-// asynchronous only from pinned memory: from pageable memory it returns after it has read the
-// source. Two streams overlap a copy with a kernel, measured against the sum and the larger of
-// the two. cuStreamWaitEvent orders work across streams. The legacy default stream waits for
-// blocking streams, a CU_STREAM_NON_BLOCKING stream does not, and CU_STREAM_PER_THREAD gives each
-// thread its own default stream. Then priorities, host functions in a stream, event timing against
-// the wall clock, and what destroying a stream with pending work does.
+// cuEventQuery return CUDA_ERROR_NOT_READY while work is pending. cuMemcpyHtoDAsync from pinned
+// memory only enqueues the copy; from pageable memory the reference says it "might be synchronous",
+// and the program shows what this driver did. Two streams overlap a copy with a kernel, measured
+// against the sum and the larger of the two. cuStreamWaitEvent orders work across streams. The
+// legacy default stream waits for blocking streams, the per-thread default stream among them, and
+// not for a CU_STREAM_NON_BLOCKING stream; CU_STREAM_PER_THREAD gives each thread its own default
+// stream. Then priorities, host functions in a stream, event timing against the wall clock, and
+// what destroying a stream with pending work does.
 //
 // APIs: cuStreamCreate, cuStreamCreateWithPriority, cuStreamQuery, cuStreamSynchronize,
 //       cuStreamWaitEvent, cuStreamDestroy, cuStreamGetPriority, cuCtxGetStreamPriorityRange,
 //       cuEventCreate, cuEventRecord, cuEventQuery, cuEventSynchronize, cuEventElapsedTime,
-//       cuMemcpyHtoDAsync, cuMemHostAlloc, cuLaunchHostFunc, cuLaunchKernel
+//       cuMemcpyHtoDAsync, cuMemHostAlloc, cuLaunchHostFunc, cuLaunchKernel (and the stream handles
+//       CU_STREAM_LEGACY and CU_STREAM_PER_THREAD)
 // Run:  ctest -R lesson09   (or build/lessons/lesson09-streams-events)
 #include "gate.hpp"
 #include "workbook.hpp"
@@ -107,15 +109,17 @@ void asyncNeedsPinned(const Kernels& k) {
 
   //! [pageable]
 
+  // The reference promises nothing here ("might be synchronous"): the run only reports what this
+  // driver did, and the page advises against relying on either answer.
   std::fill(pageable.begin(), pageable.end(), 1.0f);
   CU_CHECK(cuMemcpyHtoDAsync(dst, pageable.data(), n * sizeof(float), stream));
   std::fill(pageable.begin(), pageable.end(), 2.0f);
   CU_CHECK(cuStreamSynchronize(stream));
   const float fromPageable = readBack(dst, 1)[0];
-  std::printf("from pageable memory: the device got %.1f: the call had read the source before it returned\n",
-              fromPageable);
-  wb::expect(fromPageable == 1.0f, "the pageable copy reading its source before the call returned (1.0)",
-             "the device got " + std::to_string(fromPageable));
+  std::printf("from pageable memory: the device got %.1f: %s\n", fromPageable,
+              fromPageable == 1.0f   ? "this driver had read the source before the call returned"
+              : fromPageable == 2.0f ? "this driver read the source after the call returned"
+                                     : "neither value: the copy raced with the write");
   CU_CHECK(cuMemFreeHost(pinned));
   CU_CHECK(cuMemFree(dst));
   CU_CHECK(cuStreamDestroy(stream));
@@ -291,8 +295,38 @@ void legacyStream(const Kernels& k, wb::PinnedWords& stamps, unsigned flags, con
 }
 //! [legacy]
 
+//! [per-thread-legacy]
+// The per-thread default stream is a blocking stream: the reference says it "will synchronize with
+// the legacy default stream if both are used in a program". This thread's per-thread default
+// stream is gated; a stamp goes to the legacy stream, named explicitly by CU_STREAM_LEGACY (which
+// means the legacy stream whatever the compilation unit's default-stream mode), beside a
+// non-blocking control stream.
+void perThreadAndLegacy(const Kernels& k, wb::PinnedWords& stamps) {
+  CUstream control = nullptr;
+  CU_CHECK(cuStreamCreate(&control, CU_STREAM_NON_BLOCKING));
+  for (size_t i = 0; i < 3; ++i) stamps.write(i, 0);
+  {
+    wb::Gate gate(k.gate, CU_STREAM_PER_THREAD);
+    CUevent onLegacy = stampIn(k, stamps, 1, CU_STREAM_LEGACY);
+    CUevent onControl = stampIn(k, stamps, 2, control);
+    CU_CHECK(cuEventSynchronize(onControl));
+    const bool legacyRan = stamps.read(1) != 0;
+    std::printf("this thread's per-thread default stream gated: the control stamp ran; the CU_STREAM_LEGACY stamp ran: %s\n",
+                legacyRan ? "yes" : "no");
+    wb::expect(!legacyRan, "the legacy stream's stamp waiting for the per-thread default stream",
+               "it ran while the gate was closed");
+    gate.open();
+    CU_CHECK(cuEventSynchronize(onLegacy));
+    CU_CHECK(cuEventDestroy(onLegacy));
+    CU_CHECK(cuEventDestroy(onControl));
+  }
+  CU_CHECK(cuStreamDestroy(control));
+}
+//! [per-thread-legacy]
+
 //! [per-thread]
-// CU_STREAM_PER_THREAD names the calling thread's own default stream. Thread 1 gates its own;
+// CU_STREAM_PER_THREAD names the calling thread's own default stream. Per-thread default streams do
+// not synchronise with each other (only with the legacy stream). Thread 1 gates its own;
 // thread 2's stamp on its own default stream completes meanwhile. Each thread hands the other a
 // promise, kept even when it fails, so neither can wait forever.
 void perThreadStreams(const Kernels& k, wb::PinnedWords& stamps, CUcontext ctx) {
@@ -355,8 +389,9 @@ void priorities() {
 //! [priorities]
 
 //! [host-func]
-// A host function runs on a driver thread when the stream reaches it, after the work before it.
-// It must not call CUDA. Here it only sets a flag.
+// A host function runs when the stream reaches it, after the work before it, and the work after it
+// waits for it. It must not call CUDA, and it is not called at all once the context has had an
+// error: whoever waits for it needs a time limit. Here it only sets a flag.
 void CUDA_CB markDone(void* flag) { static_cast<std::atomic<bool>*>(flag)->store(true); }
 
 void hostFunction(const Kernels& k) {
@@ -487,6 +522,7 @@ int main() {
       wb::step(5, "The default streams");
       legacyStream(k, stamps, CU_STREAM_DEFAULT, "a blocking");
       legacyStream(k, stamps, CU_STREAM_NON_BLOCKING, "a CU_STREAM_NON_BLOCKING");
+      perThreadAndLegacy(k, stamps);
       perThreadStreams(k, stamps, primary);
       wb::step(6, "Priorities");
       priorities();

@@ -3,11 +3,13 @@
 // What you learn: a kernel that writes to an invalid address does not fail at its launch. The
 // launch returns CUDA_SUCCESS; some later call, even an unrelated copy, returns
 // CUDA_ERROR_ILLEGAL_ADDRESS, so the checked call's file:line names a line that did nothing wrong.
-// From then on the context is poisoned: every call fails, a new context on the device fails, and a
-// primary-context reset does not bring it back; the reference says the process must be restarted.
-// __trap(), a failed device-side assert and a misaligned access poison it too, while a launch with
-// too many threads or an allocation too large for the device are errors after which everything
-// still works. To find the faulting launch: wb::launch's debug mode, CUDA_LAUNCH_BLOCKING=1,
+// From then on the process is poisoned: every call fails, a new context on the device fails, and a
+// primary-context reset does not bring it back; the reference says the process must be terminated
+// and relaunched. __trap() and a misaligned access are documented the same way; a failed
+// device-side assert is documented per context, and the children try the recoveries other NVIDIA
+// text suggests (a reset after the trap, a new context after the assert) and print what happened.
+// A launch with too many threads or an allocation too large for the device are errors after which
+// everything still works. To find the faulting launch: wb::launch's debug mode, CUDA_LAUNCH_BLOCKING=1,
 // compute-sanitizer, and GPU core dumps. And the deployer's answer: a supervisor that runs GPU
 // work in a child process, sees it die, and starts a fresh one that finishes the job.
 //
@@ -112,7 +114,10 @@ int childChecked() {
 //! [checked]
 
 //! [other-faults]
-// In a child: one of the other faults, then whether the context still works.
+// In a child: one of the other faults, then whether the context still works, then (below) the
+// recovery that some NVIDIA text suggests for that fault.
+void tryRecovery(const Setup& s, const std::string& which);
+
 int childOtherFault(const std::string& which) {
   Setup s;
   CUdeviceptr buffer = 0;
@@ -131,9 +136,33 @@ int childOtherFault(const std::string& which) {
   say("cuCtxSynchronize", cuCtxSynchronize());
   CUdeviceptr more = 0;
   say("cuMemAlloc afterwards", cuMemAlloc(&more, 4096));
+  tryRecovery(s, which);
   return wb::kExitOk;
 }
 //! [other-faults]
+
+//! [other-faults-recovery]
+// The runtime's documentation recommends not resetting the primary context "except just before exit
+// or to recover from an unspecified launch failure" (719, what the trap gives here), while
+// cuda.h says of 719 that the process must be terminated and relaunched: the trap child tries the
+// reset. CUDA_ERROR_ASSERT says "the context cannot be used anymore, and must be destroyed": the
+// assert child tries a new context. Printed, never assumed: the page follows the error codes' text.
+void tryRecovery(const Setup& s, const std::string& which) {
+  CUdeviceptr more = 0;
+  if (which == "trap") {
+    say("cuDevicePrimaryCtxReset", cuDevicePrimaryCtxReset(s.dev));
+    CUcontext again = nullptr;
+    if (say("cuDevicePrimaryCtxRetain after the reset", cuDevicePrimaryCtxRetain(&again, s.dev)) == CUDA_SUCCESS)
+      cuCtxSetCurrent(again);
+    say("cuMemAlloc after the reset", cuMemAlloc(&more, 4096));
+  }
+  if (which == "assert") {
+    CUcontext fresh = nullptr;
+    if (say("cuCtxCreate of a new context on the device", wb::createContext(&fresh, 0, s.dev)) == CUDA_SUCCESS)
+      say("cuMemAlloc in the new context", cuMemAlloc(&more, 4096));
+  }
+}
+//! [other-faults-recovery]
 
 //! [job-worker]
 // In a child: chunks [first, kChunks) of the job, one line per finished chunk, flushed at once so
@@ -315,18 +344,22 @@ struct FindRuns {
 void sanitizerFindings(FindRuns& runs);
 
 void findTheLaunch(FindRuns& runs) {
-  // Which call each way blames: the copy after the launch, or the launch itself.
-  const std::tuple<const char*, std::future<wb::ProcessEnd>*, const char*> ways[] = {
-      {"as it is", &runs.plain, "cuMemcpyDtoH("},
-      {"with WORKBOOK_SYNC_LAUNCHES=1", &runs.synced, "cuLaunchKernel(write_to)"},
-      {"with CUDA_LAUNCH_BLOCKING=1", &runs.blocking, "cuLaunchKernel(write_to)"},
+  // Which call each way blames: the copy after the launch, or the launch itself. The course's debug
+  // mode waits inside wb::launch, so it must blame the launch. CUDA_LAUNCH_BLOCKING=1 is documented
+  // only as disabling asynchronous launches: which call reports the fault is what this driver did.
+  const std::tuple<const char*, std::future<wb::ProcessEnd>*, const char*, bool> ways[] = {
+      {"as it is", &runs.plain, "cuMemcpyDtoH(", true},
+      {"with WORKBOOK_SYNC_LAUNCHES=1", &runs.synced, "cuLaunchKernel(write_to)", true},
+      {"with CUDA_LAUNCH_BLOCKING=1", &runs.blocking, "cuLaunchKernel(write_to)", false},
   };
-  for (const auto& [how, run, blamed] : ways) {
+  for (const auto& [how, run, blamed, required] : ways) {
     const wb::ProcessEnd end = run->get();
     const std::string error = lineWith(end.output, "error:");
+    const bool named = error.find(blamed) != std::string::npos;
     std::printf("  %s: %s\n", how, error.c_str());
-    wb::expect(error.find(blamed) != std::string::npos && error.find("ILLEGAL_ADDRESS") != std::string::npos,
-               std::string(how) + ": the fault reported by " + blamed + "...)",
+    if (!required && !named) std::printf("    (not the launch this time: the reference does not say which call reports it)\n");
+    wb::expect((named || !required) && error.find("ILLEGAL_ADDRESS") != std::string::npos,
+               std::string(how) + ": the fault reported" + (required ? std::string(" by ") + blamed + "...)" : ""),
                error.empty() ? howItEnded(end) : error);
   }
   if (!runs.sanitizerRuns) {

@@ -4,12 +4,12 @@
 // Driver API, and most interop bugs come from not knowing which context each side uses. The
 // runtime is built on the driver's primary context: after cudaSetDevice the current context is the
 // handle cuDevicePrimaryCtxRetain returns. A context the driver made current is the one the
-// runtime uses: cudaMalloc allocates in it. Pointers cross both ways. A new thread has no current
-// context, so the driver fails there while the runtime makes the primary context current on first
-// use. cudaDeviceReset destroys the primary context's allocations even while the driver holds a
-// retain. A kernel launched the runtime's way has a CUfunction and a CUkernel the driver can use,
-// and the runtime hands out driver entry points. Libraries push and pop their context and never
-// leave it set.
+// runtime uses: cudaMalloc allocates in it, until runtime code calls cudaSetDevice, which replaces
+// it (cuCtxSetCurrent). Pointers cross both ways. A new thread has no current context, so the
+// driver fails there while the runtime makes a primary context current on first use. A kernel
+// launched the runtime's way has a CUfunction and a CUkernel the driver can use, and the runtime
+// hands out driver entry points. Libraries retain the primary context, push and pop it, and never
+// leave it set. cudaDeviceReset resets the primary context even while the driver holds a retain.
 //
 // This lesson alone links the CUDA runtime: that is its subject. Every other lesson is driver-only.
 //
@@ -91,6 +91,28 @@ void runtimeUsesCurrent(CUdevice dev) {
 }
 //! [driver-context]
 
+//! [set-device-replaces]
+// cudaSetDevice makes the primary context current "by calling cuCtxSetCurrent()" (the runtime's
+// section on interactions with the driver), and cuCtxSetCurrent replaces the top of the thread's
+// context stack. Runtime code that calls it inside a driver library's push and pop takes the
+// library's context away: the rest of the scope runs in the primary context, and the library's pop
+// pops the primary.
+void setDeviceReplaces(CUdevice dev) {
+  CUcontext primary = nullptr, mine = nullptr, popped = nullptr;
+  CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
+  CU_CHECK(wb::createContext(&mine, 0, dev));  // pushed, as a library's scope would
+  rtCheck(cudaSetDevice(0), "cudaSetDevice(0)");  // runtime code called inside that scope
+  const bool replaced = current() == primary;
+  CU_CHECK(cuCtxPopCurrent(&popped));  // the library's pop at the end of its scope
+  std::printf("a created context pushed, then cudaSetDevice(0): current is the %s; the library's pop took the %s\n",
+              replaced ? "primary context" : "created context", popped == primary ? "primary context" : "created context");
+  wb::expect(replaced && popped == primary, "cudaSetDevice replacing the pushed context with the primary context",
+             "the created context stayed current");
+  CU_CHECK(cuCtxDestroy(mine));  // no longer on any thread's stack
+  CU_CHECK(cuDevicePrimaryCtxRelease(dev));
+}
+//! [set-device-replaces]
+
 //! [pointers]
 // One address space, one allocation: each API copies into the other's memory.
 void pointersCross() {
@@ -112,8 +134,9 @@ void pointersCross() {
 //! [pointers]
 
 //! [threads]
-// A new thread has no current context. The driver fails there; the runtime makes the device's
+// A new thread has no current context. The driver fails there; the runtime makes a device's
 // primary context current on its first call, and from then on the driver works in that thread too.
+// Which device: the runtime's device is per thread, and this thread never called cudaSetDevice.
 void newThread() {
   bool asExplained = false;
   std::thread([&asExplained] {
@@ -187,9 +210,10 @@ void entryPointFromRuntime() {
 //! [entry-point]
 
 //! [library-manners]
-// What a library on the Driver API owes its caller: it pushes the context it needs, works, and
-// pops it, so whatever the caller had current (a context of its own, or the runtime's) is current
-// again afterwards, whatever happened in between.
+// What a library on the Driver API owes its caller: it works in the device's primary context (the
+// runtime's own: the reference strongly discourages more than one context per device in a
+// process), retained for the call, pushed on entry and popped on exit, so whatever the caller had
+// current is current again afterwards, whatever happened in between.
 class ContextScope {
  public:
   explicit ContextScope(CUcontext ctx) { CU_CHECK(cuCtxPushCurrent(ctx)); }
@@ -201,28 +225,45 @@ class ContextScope {
   ContextScope& operator=(const ContextScope&) = delete;
 };
 
-void libraryManners(CUdevice dev) {
-  CUcontext callers = current(), libraries = nullptr;
-  CU_CHECK(wb::createContext(&libraries, 0, dev));
-  CUcontext popped = nullptr;
-  CU_CHECK(cuCtxPopCurrent(&popped));  // created contexts are pushed: the caller's is current again
+void libraryCall(CUdevice dev) {
+  CUcontext primary = nullptr;
+  CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
   {
-    ContextScope scope(libraries);
+    ContextScope scope(primary);
     CUdeviceptr p = 0;
-    CU_CHECK(cuMemAlloc(&p, 4096));  // the library's work, in its own context
+    CU_CHECK(cuMemAlloc(&p, 4096));  // the library's work
     CU_CHECK(cuMemFree(p));
   }
-  std::printf("after the library's call, the caller's context is current again: %s\n",
-              current() == callers ? "yes" : "NO");
-  wb::expect(current() == callers, "the caller's context current again after the library's scope", "another context");
-  CU_CHECK(cuCtxDestroy(libraries));
+  CU_CHECK(cuDevicePrimaryCtxRelease(dev));
 }
 //! [library-manners]
 
+//! [library-manners-2]
+// Called from a worker thread of the caller's, where nothing is current: nothing is current after.
+void libraryManners(CUdevice dev) {
+  bool noneBefore = false, noneAfter = false;
+  std::string failed;
+  std::thread([&] {
+    try {
+      noneBefore = current() == nullptr;
+      libraryCall(dev);
+      noneAfter = current() == nullptr;
+    } catch (const wb::DriverError& e) {
+      failed = e.what();
+    }
+  }).join();
+  std::printf("called from a worker thread with no context current: afterwards %s\n",
+              !failed.empty() ? failed.c_str() : noneAfter ? "still none, as before" : "a context is LEFT current");
+  wb::expect(failed.empty() && noneBefore && noneAfter, "the caller's state (no context) restored after the library's call",
+             failed.empty() ? "a context was left current" : failed);
+}
+//! [library-manners-2]
+
 //! [reset]
-// cudaDeviceReset tears down the primary context at once, with every allocation in it, even while
-// the driver holds a retain on it. The retain is still the driver's to release. It resets the
-// device for the whole process, so it runs in a child process of its own (--child reset).
+// cudaDeviceReset tears down the primary context at once, with the allocations in it, even while
+// the driver holds a retain on it; the retain is still the driver's to release, and the next runtime
+// call initialises the device again. It resets the device for the whole process, so it runs in a
+// child process of its own (--child reset).
 int deviceReset() {
   CU_CHECK(cuInit(0));
   CUdevice dev = 0;
@@ -236,13 +277,19 @@ int deviceReset() {
   unsigned flags = 0;
   int active = 0;
   CU_CHECK(cuDevicePrimaryCtxGetState(dev, &flags, &active));
+  // The reference calls passing p again undefined behaviour: printed as an illustration, never expected.
   CUdeviceptr base = 0;
   size_t size = 0;
   const CUresult range = cuMemGetAddressRange(&base, &size, p);
-  std::printf("after cudaDeviceReset: primary context active = %d; the driver's allocation: %s\n", active,
-              range == CUDA_SUCCESS ? "still there" : ("gone (" + wb::errorName(range) + ")").c_str());
-  std::printf("the driver's retain, released afterwards: %s\n", wb::errorName(cuDevicePrimaryCtxRelease(dev)).c_str());
-  wb::expect(range != CUDA_SUCCESS, "cudaDeviceReset taking the driver's allocation with it", "it is still there");
+  std::printf("after cudaDeviceReset: primary context active = %d; the old allocation looked up (undefined): %s\n",
+              active, wb::errorName(range).c_str());
+  const CUresult released = cuDevicePrimaryCtxRelease(dev);
+  std::printf("the driver's retain, released afterwards: %s\n", wb::errorName(released).c_str());
+  wb::expect(active == 0 && released == CUDA_SUCCESS, "the primary context reset under the driver's retain, the retain still to release",
+             "active = " + std::to_string(active) + ", release " + wb::errorName(released));
+  const cudaError_t again = cudaFree(nullptr);
+  std::printf("the next runtime call (cudaFree(0)): %s\n", cudaGetErrorName(again));
+  wb::expect(again == cudaSuccess, "the next runtime call initialising the device again", cudaGetErrorName(again));
   return wb::kExitOk;
 }
 //! [reset]
@@ -258,6 +305,7 @@ int main(int argc, char** argv) {
     runtimeUsesPrimary(dev);
     wb::step(2, "A context the driver made current");
     runtimeUsesCurrent(dev);
+    setDeviceReplaces(dev);
     wb::step(3, "Pointers cross");
     pointersCross();
     wb::step(4, "A new thread");

@@ -4,9 +4,12 @@
 // somewhere else. Three versions meet in a running program: the cuda.h it was compiled against
 // (CUDA_VERSION), the driver it runs on (cuDriverGetVersion), and the toolkit whose nvcc built its
 // kernel images. The program imports versioned driver symbols (it lists them from its own dynamic
-// symbol table): a libcuda that lacks one stops the program before main, with no CUresult.
-// cuGetProcAddress looks a driver function up at run time, by name and CUDA version, and says why
-// when it cannot; dlopen of libcuda.so.1 makes the driver itself optional. Then images against
+// symbol table): a libcuda that lacks one kills the program with the loader's message and no
+// CUresult, before main under immediate binding (-z now, LD_BIND_NOW=1), at the first call of the
+// missing function under lazy binding; the program shows both against a copy of the toolkit's stub
+// libcuda with one name removed. cuGetProcAddress looks a driver function up at run time, by name
+// and CUDA version, and says why when it cannot; the version picks the signature (cuCtxCreate has
+// three). dlopen of libcuda.so.1 makes the driver itself optional. Then images against
 // devices and drivers: a cubin for another architecture, PTX from a newer toolkit (edited from the
 // built PTX at run time), PTX for a newer GPU, and PTX that the driver compiles for this one. Last,
 // what the JIT costs and where its cache is.
@@ -35,6 +38,12 @@
 #include <string>
 #include <vector>
 
+// The build's copy of the toolkit's stub libcuda, as <dir>/libcuda.so.1 (lessons/CMakeLists.txt
+// defines it), or "" where the build found none: step 2 then leaves its demonstration out.
+#ifndef WORKBOOK_STUB_DRIVER_DIR
+#define WORKBOOK_STUB_DRIVER_DIR ""
+#endif
+
 std::string version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
 //! [versions]
@@ -59,21 +68,38 @@ void threeVersions() {
 }
 //! [versions]
 
+// The bytes of a file ("" when it cannot be read).
+std::vector<char> fileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The section headers of a 64-bit ELF file held in memory, or none when it is not one.
+std::vector<Elf64_Shdr> sections(const std::vector<char>& elf) {
+  std::vector<Elf64_Shdr> out;
+  Elf64_Ehdr header;
+  if (elf.size() < sizeof header) return out;
+  std::memcpy(&header, elf.data(), sizeof header);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64) return out;
+  for (unsigned i = 0; i < header.e_shnum; ++i) {
+    Elf64_Shdr section;
+    if (header.e_shoff + (i + 1) * static_cast<size_t>(header.e_shentsize) > elf.size()) return {};
+    std::memcpy(&section, elf.data() + header.e_shoff + i * header.e_shentsize, sizeof section);
+    out.push_back(section);
+  }
+  return out;
+}
+
 //! [imports]
 // The undefined dynamic symbols of this very program whose names start with "cu": the driver
-// functions the loader must find in libcuda before main runs. Read from the ELF file itself.
+// functions the dynamic loader must find in libcuda. Read from the ELF file itself.
 std::vector<std::string> importedDriverSymbols() {
-  std::ifstream in("/proc/self/exe", std::ios::binary);
-  const std::vector<char> elf{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::vector<char> elf = fileBytes("/proc/self/exe");
+  const std::vector<Elf64_Shdr> all = sections(elf);
   std::vector<std::string> names;
-  if (elf.size() < sizeof(Elf64_Ehdr)) return names;
-  Elf64_Ehdr header;
-  std::memcpy(&header, elf.data(), sizeof header);
-  for (unsigned i = 0; i < header.e_shnum; ++i) {
-    Elf64_Shdr section, strings;
-    std::memcpy(&section, elf.data() + header.e_shoff + i * header.e_shentsize, sizeof section);
-    if (section.sh_type != SHT_DYNSYM) continue;
-    std::memcpy(&strings, elf.data() + header.e_shoff + section.sh_link * header.e_shentsize, sizeof strings);
+  for (const Elf64_Shdr& section : all) {
+    if (section.sh_type != SHT_DYNSYM || section.sh_link >= all.size()) continue;
+    const Elf64_Shdr& strings = all[section.sh_link];
     for (size_t at = section.sh_offset; at + sizeof(Elf64_Sym) <= section.sh_offset + section.sh_size;
          at += sizeof(Elf64_Sym)) {
       Elf64_Sym symbol;
@@ -96,6 +122,119 @@ void listImports() {
   for (const auto& n : versioned) std::printf(" %s", n.c_str());
   std::printf("\n");
 }
+
+//! [binding]
+// Whether the linker asked for immediate binding (-z now): BIND_NOW in the dynamic section's
+// DT_FLAGS, or NOW in DT_FLAGS_1. Without it (and without LD_BIND_NOW in the environment), glibc
+// binds each imported function at its first call.
+bool boundNow(const std::string& path) {
+  const std::vector<char> elf = fileBytes(path);
+  for (const Elf64_Shdr& section : sections(elf)) {
+    if (section.sh_type != SHT_DYNAMIC) continue;
+    for (size_t at = section.sh_offset; at + sizeof(Elf64_Dyn) <= section.sh_offset + section.sh_size;
+         at += sizeof(Elf64_Dyn)) {
+      Elf64_Dyn entry;
+      std::memcpy(&entry, elf.data() + at, sizeof entry);
+      if ((entry.d_tag == DT_FLAGS && (entry.d_un.d_val & DF_BIND_NOW)) ||
+          (entry.d_tag == DT_FLAGS_1 && (entry.d_un.d_val & DF_1_NOW)))
+        return true;
+    }
+  }
+  return false;
+}
+//! [binding]
+
+//! [without-symbol]
+// A copy of a libcuda in which one exported name no longer matches: the first letter of symbol in
+// its dynamic string table becomes 'x', so the loader finds no such function in it, as in a driver
+// older than that function. Returns false when the library has no such name of its own.
+bool copyWithout(const std::string& from, const std::string& to, const std::string& symbol) {
+  std::vector<char> elf = fileBytes(from);
+  const std::vector<Elf64_Shdr> all = sections(elf);
+  bool renamed = false;
+  for (const Elf64_Shdr& section : all) {
+    if (section.sh_type != SHT_DYNSYM || section.sh_link >= all.size()) continue;
+    const Elf64_Shdr& strings = all[section.sh_link];
+    for (size_t at = section.sh_offset; at + sizeof(Elf64_Sym) <= section.sh_offset + section.sh_size;
+         at += sizeof(Elf64_Sym)) {
+      Elf64_Sym entry;
+      std::memcpy(&entry, elf.data() + at, sizeof entry);
+      const size_t name = strings.sh_offset + entry.st_name;
+      // Its own string: not the tail of a longer name that shares the bytes.
+      if (entry.st_shndx != SHN_UNDEF && symbol == elf.data() + name && entry.st_name > 0 && elf[name - 1] == 0) {
+        elf[name] = 'x';
+        renamed = true;
+      }
+    }
+  }
+  std::ofstream out(to, std::ios::binary);
+  out.write(elf.data(), static_cast<std::streamsize>(elf.size()));
+  return renamed && static_cast<bool>(out);
+}
+//! [without-symbol]
+
+// In a child started by the step below: one line from main, then the first call of cuGetProcAddress.
+int bindingChild() {
+  std::printf("main reached\n");
+  std::fflush(stdout);
+  void* pfn = nullptr;
+  const CUresult rc = cuGetProcAddress("cuInit", &pfn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, nullptr);
+  std::printf("cuGetProcAddress returned %d\n", static_cast<int>(rc));
+  return wb::kExitOk;
+}
+
+// How a binding child ended, in words, and whether it reached main.
+struct BindingRun {
+  bool reachedMain = false, namedSymbol = false;
+  int code = -1;
+  std::string said;
+};
+
+BindingRun runBindingChild(const std::string& libraryDir, bool bindNow) {
+  const wb::ProcessEnd end = wb::runProcess({wb::selfPath(), "--binding-child"},
+                                            {"LD_LIBRARY_PATH=" + libraryDir, bindNow ? "LD_BIND_NOW=1" : "LD_BIND_NOW"}, 30);
+  BindingRun run;
+  run.reachedMain = end.output.find("main reached") != std::string::npos;
+  run.code = end.timedOut || end.signal ? -1 : end.code;
+  const size_t loader = end.output.find("undefined symbol: ");
+  run.namedSymbol = loader != std::string::npos && end.output.find("cuGetProcAddress_v2", loader) != std::string::npos;
+  std::string last;  // without the loader's line: the child's last line
+  std::istringstream lines(end.output);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) last = line;
+  run.said = loader != std::string::npos ? end.output.substr(loader, end.output.find('\n', loader) - loader) : last;
+  return run;
+}
+
+//! [missing-symbol]
+// The program against a libcuda older than one function it imports: the toolkit's stub libcuda
+// (every function of this toolkit, each returning CUDA_ERROR_STUB_LIBRARY) with cuGetProcAddress_v2
+// removed, as in every driver before CUDA 12.0. Once as built, once with LD_BIND_NOW=1.
+void missingSymbol() {
+  const bool linkedNow = boundNow(wb::selfPath());
+  std::printf("this program is linked for %s binding\n", linkedNow ? "immediate (BIND_NOW)" : "lazy (no BIND_NOW)");
+  const std::string stubDir = WORKBOOK_STUB_DRIVER_DIR;  // the stub, as libcuda.so.1
+  wb::ScratchDir old;
+  if (stubDir.empty() || !copyWithout(stubDir + "/libcuda.so.1", old.path() + "/libcuda.so.1", "cuGetProcAddress_v2")) {
+    std::printf("the toolkit's stub libcuda (%s) cannot be copied without cuGetProcAddress_v2: left out\n",
+                stubDir.empty() ? "not found when this program was built" : stubDir.c_str());
+    return;
+  }
+  const BindingRun control = runBindingChild(stubDir, false), lazy = runBindingChild(old.path(), false),
+                   now = runBindingChild(old.path(), true);
+  const auto show = [](const char* how, const BindingRun& r) {
+    std::printf("  %-34s %s main, exit code %d: %s\n", how, r.reachedMain ? "reached" : "did NOT reach", r.code, r.said.c_str());
+  };
+  show("the stub as it is:", control);
+  show("without cuGetProcAddress_v2:", lazy);
+  show("without it, LD_BIND_NOW=1:", now);
+  wb::expect(control.reachedMain && control.code == 0, "the program running to its end under the intact stub", control.said);
+  wb::expect(!now.reachedMain && now.namedSymbol, "immediate binding stopping the program before main, naming the symbol", now.said);
+  wb::expect(lazy.reachedMain == !linkedNow && lazy.namedSymbol && lazy.code != 0,
+             linkedNow ? "the program stopped before main" : "lazy binding: main reached, then the loader ending it at the call",
+             lazy.said);
+}
+//! [missing-symbol]
 
 const char* statusName(CUdriverProcAddressQueryResult s) {
   switch (s) {
@@ -120,8 +259,6 @@ void* lookUp(const char* symbol, int cudaVersion) {
 // Driver functions looked up at run time, by name and by the CUDA version whose signature the
 // caller expects; each pointer is cast to its type from cudaTypedefs.h before it is called.
 void entryPoints(CUdevice dev) {
-  int driver = 0;
-  CU_CHECK(cuDriverGetVersion(&driver));
   if (auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(lookUp("cuMemAlloc", 12000))) {
     CUdeviceptr p = 0;
     std::printf("    called: %s\n", wb::errorName(alloc(&p, 4096)).c_str());
@@ -141,29 +278,63 @@ void entryPoints(CUdevice dev) {
                 wb::errorName(create(&ctx, nullptr, 0, 0, dev)).c_str());
     CU_CHECK(cuCtxDestroy(ctx));
   }
+}
+//! [proc-address]
+
+//! [proc-address-2]
+// From 12.5 (12050) the lookup returns cuCtxCreate_v4, which takes a CUctxCreateParams pointer
+// (PFN_cuCtxCreate_v12050): asked with CUDA_VERSION, as most code does, it is this one. Then three
+// lookups that return no function, each with its reason.
+void entryPointsFailing(CUdevice dev) {
+#if CUDA_VERSION >= 12050
+  void *v3 = nullptr, *asCompiled = nullptr;  // for 12000 and for CUDA_VERSION, looked up without printing
+  CU_CHECK(cuGetProcAddress("cuCtxCreate", &v3, 12000, CU_GET_PROC_ADDRESS_DEFAULT, nullptr));
+  cuGetProcAddress("cuCtxCreate", &asCompiled, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, nullptr);
+  if (auto create = reinterpret_cast<PFN_cuCtxCreate_v12050>(lookUp("cuCtxCreate", 12050))) {
+    const void* got = reinterpret_cast<void*>(create);
+    std::printf("    another function than for 12000: %s; the one CUDA_VERSION %d gets: %s\n", got != v3 ? "yes" : "NO",
+                CUDA_VERSION, got == asCompiled ? "yes" : "no");
+    CUcontext ctx = nullptr;
+    std::printf("    called with four (no parameters): %s\n", wb::errorName(create(&ctx, nullptr, 0, dev)).c_str());
+    CU_CHECK(cuCtxDestroy(ctx));
+    wb::expect(got != v3, "cuCtxCreate for 12050 another function than for 12000", "the same pointer");
+  }
+#else
+  (void)dev;
+  std::printf("  cuCtxCreate_v4 (12050) is not in this toolkit's cuda.h (CUDA %d.%d)\n", CUDA_VERSION / 1000,
+              CUDA_VERSION % 1000 / 10);
+#endif
+  int driver = 0;
+  CU_CHECK(cuDriverGetVersion(&driver));
   lookUp("cuLibraryLoadData", 11080);  // added in 12.0: not in 11.8's set
   lookUp("cuNoSuchFunction", 12000);
   lookUp("cuMemAlloc", driver + 1000);  // newer than this driver
 }
-//! [proc-address]
+//! [proc-address-2]
 
 //! [dlopen]
-// A program for which the GPU is optional links no CUDA library: it opens the driver at run time
-// and asks it for everything else. If the dlopen fails, there is no driver, and the program can
-// say so and carry on. (This program links libcuda, so here dlopen finds the one already loaded.)
+// A program for which the GPU is optional links no CUDA library: it opens the driver at run time,
+// asks it for its version with a symbol every driver has (cuDriverGetVersion, CUDA 2.2), and only
+// then for cuGetProcAddress_v2, which drivers before 12.0 lack, to look up everything else. If the
+// dlopen fails there is no driver; if the version is too old it can say so. (This program links
+// libcuda, so here dlopen finds the one already loaded.)
 void openTheDriver() {
   void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     std::printf("dlopen(libcuda.so.1): %s\n", dlerror());
     return;
   }
-  using GetProcAddress = CUresult(CUDAAPI*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
-  auto getProc = reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2"));
-  void* pfn = nullptr;
-  if (getProc) getProc("cuDriverGetVersion", &pfn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, nullptr);
   int driver = 0;
-  if (pfn) reinterpret_cast<PFN_cuDriverGetVersion_v2020>(pfn)(&driver);
-  std::printf("dlopen(libcuda.so.1), dlsym(cuGetProcAddress_v2), then cuDriverGetVersion through it: %d\n", driver);
+  if (auto getVersion = reinterpret_cast<PFN_cuDriverGetVersion_v2020>(dlsym(lib, "cuDriverGetVersion")))
+    getVersion(&driver);
+  using GetProcAddress = CUresult(CUDAAPI*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+  auto getProc = driver >= 12000 ? reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2")) : nullptr;
+  void* pfn = nullptr;
+  if (getProc) getProc("cuDeviceGetCount", &pfn, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, nullptr);
+  int devices = -1;
+  if (pfn) reinterpret_cast<PFN_cuDeviceGetCount_v2000>(pfn)(&devices);
+  std::printf("dlopen(libcuda.so.1), dlsym(cuDriverGetVersion): %d; then dlsym(cuGetProcAddress_v2) and\n"
+              "cuDeviceGetCount through it: %d device(s)\n", driver, devices);
   dlclose(lib);
 }
 //! [dlopen]
@@ -180,6 +351,8 @@ void report(const char* what, CUresult rc, CUmodule loaded = nullptr) {
   std::printf("  %-58s %s (%d)\n", what, wb::errorName(rc).c_str(), static_cast<int>(rc));
   if (rc == CUDA_SUCCESS && loaded) CU_CHECK(cuModuleUnload(loaded));
 }
+
+void newerTarget(int major, int minor);
 
 //! [images]
 // Images against this device and this driver, each derived from the built images at run time.
@@ -210,11 +383,27 @@ void imagesAgainstDevice(CUdevice dev) {
       report("  then cuKernelGetFunction (loads it into this context)", cuKernelGetFunction(&f, fill));
     CU_CHECK(cuLibraryUnload(library));
   }
-  const std::string newer = "sm_" + std::to_string(major * 10 + minor + 10);  // a GPU newer than this one
-  rc = cuModuleLoadData(&module, editPtx(".target", newer).c_str());
-  report(("PTX .target " + newer + ", cuModuleLoadData").c_str(), rc, module);
+  newerTarget(major, minor);
 }
 //! [images]
+
+//! [images-newer]
+// PTX whose .target is a real architecture newer than this device (an invented one would be an
+// unknown target instead).
+void newerTarget(int major, int minor) {
+  CUmodule module = nullptr;
+  unsigned newer = 0;
+  for (unsigned arch : {80u, 90u, 100u, 120u})
+    if (newer == 0 && arch > static_cast<unsigned>(major * 10 + minor)) newer = arch;
+  if (newer == 0) {
+    std::printf("  PTX for a newer GPU: no architecture newer than this one in this lesson's list\n");
+    return;
+  }
+  const std::string target = "sm_" + std::to_string(newer);
+  const CUresult rc = cuModuleLoadData(&module, editPtx(".target", target).c_str());
+  report(("PTX .target " + target + ", cuModuleLoadData").c_str(), rc, module);
+}
+//! [images-newer]
 
 // A run of the JIT child (below) in a fresh process with its own cache folder: what it measured,
 // and how many files the driver left in that folder (more than none: it compiled, and cached it).
@@ -266,8 +455,9 @@ void ptxRunsForward(CUdevice dev) {
 //! [jit-forward]
 
 //! [jit-child]
-// In a child process: load the PTX and time until its kernel is usable (under lazy loading the
-// compile happens at cuModuleGetFunction), then run it. Prints "jit <ms> right|WRONG".
+// In a child process: load the PTX and time until its kernel is usable (the load and the first
+// cuModuleGetFunction, which under lazy loading loads the kernel: wherever the driver compiles, the
+// time spans it), then run it. Prints "jit <ms> right|WRONG".
 int jitChild() {
   CU_CHECK(cuInit(0));
   CUdevice dev = 0;
@@ -317,6 +507,7 @@ void jitCache() {
 int main(int argc, char** argv) {
   try {
     if (argc == 2 && std::strcmp(argv[1], "--jit-child") == 0) return jitChild();
+    if (argc == 2 && std::strcmp(argv[1], "--binding-child") == 0) return bindingChild();
     wb::checkEnvironment({
         {"CUDA_DISABLE_PTX_JIT", wb::Under::Stops, "step 5 compiles PTX; the driver would refuse with another code"},
         {"CUDA_DISABLE_JIT", wb::Under::Stops, "step 5 compiles PTX; the driver would refuse with another code"},
@@ -327,6 +518,8 @@ int main(int argc, char** argv) {
         {"CUDA_CACHE_PATH", wb::Under::Controls, "steps 5 and 6 give each child its own empty cache folder"},
         {"CUDA_MODULE_LOADING", wb::Under::Teaches,
          "step 5's loads of newer PTX show what this mode does (the page explains lazy loading, the default)"},
+        {"CUDA_MODULE_DATA_LOADING", wb::Under::Teaches,
+         "step 5's cuLibraryLoadData of newer PTX shows what this mode does (the page explains the default)"},
     });
     CU_CHECK(cuInit(0));
     CUdevice dev = 0;
@@ -335,11 +528,16 @@ int main(int argc, char** argv) {
     threeVersions();
     wb::step(2, "What the program imports");
     listImports();
+    if (wb::underSanitizer())
+      std::printf("its children against a libcuda without a symbol: left out under compute-sanitizer\n");
+    else
+      missingSymbol();
     wb::step(3, "Entry points at run time");
     CUcontext primary = nullptr;
     CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
     CU_CHECK(cuCtxSetCurrent(primary));
     entryPoints(dev);
+    entryPointsFailing(dev);
     wb::step(4, "The driver as an optional library");
     openTheDriver();
     wb::step(5, "Images against devices and drivers");
