@@ -23,12 +23,17 @@ inline CUresult createContext(CUcontext* ctx, unsigned int flags, CUdevice dev) 
 }
 //! [create-context]
 
-// Graph calls that gained an edge-data argument (CUgraphEdgeData, CUDA 12.3) as their default form
-// in CUDA 13.0. Up to 12.x the unversioned names keep the old argument lists:
+// Graph calls with an edge-data argument (CUgraphEdgeData). CUDA 12.3 added the versions that take
+// it (cuStreamGetCaptureInfo_v3, cuGraphAddNode_v2); CUDA 13.0 made them what the unversioned names
+// mean. Up to 12.x the unversioned names keep the old argument lists:
 //   cuStreamGetCaptureInfo -> cuStreamGetCaptureInfo_v2 (12.x), _v3 (13.0): edgeData_out before the count
 //   cuGraphAddNode         -> cuGraphAddNode (12.x), cuGraphAddNode_v2 (13.0): dependencyData before the count
-// Passing NULL edge data asks for the default edges, which is all that stream capture and the
-// graph calls without edge data ever make.
+// These bridges pass NULL edge data. For cuGraphAddNode the reference says NULL means default
+// (zeroed) data for every dependency, which is what the course's graphs use. For
+// cuStreamGetCaptureInfo NULL is right only while the capture has made default edges alone: a
+// capture can carry other edges (a launch with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+// records a programmatic edge, lesson 20), and then a query that asks for the dependencies without
+// their edge data returns CUDA_ERROR_LOSSY_QUERY (13.0 reference). The course queries no such capture.
 //! [graph-edge-data]
 inline CUresult streamCaptureInfo(CUstream stream, CUstreamCaptureStatus* status, cuuint64_t* id = nullptr,
                                   CUgraph* graph = nullptr, const CUgraphNode** dependencies = nullptr,

@@ -1,11 +1,15 @@
 // Lesson 13's claims: the device has a default pool with the documented defaults; cuMemAllocAsync,
 // copies and cuMemFreeAsync return while their stream is blocked and run in order; an allocation
-// names the pool it came from; the release threshold decides what a synchronisation gives back and
-// cuMemPoolTrimTo gives back the rest; a freed block goes to another stream only through the stream
-// order (an event) or the policies that allow more; cuCtxDestroy leaves a pool's block allocated;
+// names the pool it came from; the release threshold decides what a synchronisation tries to give
+// back and cuMemPoolTrimTo gives back the rest; a freed block goes to another stream only through the
+// stream order (an event) or the policies that allow more; cuCtxDestroy leaves a pool's block allocated;
 // another device reaches a pool only once granted; a warm pool allocates and frees faster than
 // cuMemAlloc and cuMemFree. Pending work comes from the gate kernel (common/gate.hpp): nothing here
-// sleeps, and no gate stays closed past its deadline.
+// sleeps, and no gate stays closed past its deadline. Which block a pool hands out is the driver's
+// choice (the guide: a newer driver "may change, enhance, augment and/or reorder" the reuse
+// policies), and a synchronisation only "will try to" release memory: the cases that assert either
+// say what driver 580 did, and a newer driver that chooses otherwise fails them, for the page to be
+// re-read against it.
 #include "damaged_images.hpp"
 #include "gate.hpp"
 #include "support.hpp"
@@ -272,7 +276,7 @@ TEST_SUITE("own-pool") {
 }
 
 TEST_SUITE("release-threshold") {
-  TEST_CASE("with release threshold 0, a freed block is given back at the next synchronisation of its stream") {
+  TEST_CASE("with release threshold 0, a freed block is given back at the next synchronisation of its stream, as observed on driver 580 (the reference: the allocator will try to)") {
     Lab lab;
     Pool pool(lab.dev());
     Stream s;
@@ -324,7 +328,7 @@ TEST_SUITE("release-threshold") {
 }
 
 TEST_SUITE("reuse") {
-  TEST_CASE("a block freed in a stream serves that stream's next allocation, before the stream has run either") {
+  TEST_CASE("a block freed in a stream serves that stream's next allocation, before the stream has run either, as observed on driver 580") {
     Lab lab;
     Pool pool(lab.dev());
     Stream a;
@@ -340,7 +344,7 @@ TEST_SUITE("reuse") {
     gate.open();
   }
 
-  TEST_CASE("another stream, not ordered after the pending free, gets a new block and does not wait") {
+  TEST_CASE("another stream, not ordered after the pending free, gets a new block and does not wait, as observed on driver 580") {
     Lab lab;
     Pool pool(lab.dev());
     Stream a, b;
@@ -355,7 +359,7 @@ TEST_SUITE("reuse") {
     gate.open();
   }
 
-  TEST_CASE("a stream waiting on an event recorded after the free gets the freed block; with REUSE_FOLLOW_EVENT_DEPENDENCIES off, a new one") {
+  TEST_CASE("a stream waiting on an event recorded after the free gets the freed block; with REUSE_FOLLOW_EVENT_DEPENDENCIES off, a new one, as observed on driver 580") {
     Lab lab;
     for (bool follow : {true, false}) {
       CAPTURE(follow);
@@ -375,7 +379,7 @@ TEST_SUITE("reuse") {
 }
 
 TEST_SUITE("reuse-policies") {
-  TEST_CASE("with nothing ordering it, a stream gets a block whose free the device has already passed only under REUSE_ALLOW_OPPORTUNISTIC") {
+  TEST_CASE("with nothing ordering it, a stream gets a block whose free the device has already passed only under REUSE_ALLOW_OPPORTUNISTIC, as observed on driver 580") {
     Lab lab;
     for (bool allowed : {true, false}) {
       CAPTURE(allowed);
@@ -403,7 +407,7 @@ TEST_SUITE("reuse-policies") {
     if (rc == CUDA_SUCCESS) CU_CHECK(cuMemFreeAsync(second, s.get()));
   }
 
-  TEST_CASE("a full pool gives another stream the block of a pending free and makes it wait, under REUSE_ALLOW_INTERNAL_DEPENDENCIES only") {
+  TEST_CASE("a full pool gives another stream the block of a pending free and makes it wait, under REUSE_ALLOW_INTERNAL_DEPENDENCIES only, as observed on driver 580") {
     Lab lab;
     for (bool allowed : {true, false}) {
       CAPTURE(allowed);
@@ -491,7 +495,7 @@ TEST_SUITE("multi-device") {
     const CUdevice dev1 = wbt::device(1);
     int can = 0;
     CU_CHECK(cuDeviceCanAccessPeer(&can, dev1, lab.dev()));
-    REQUIRE(can == 1);
+    if (can != 1) return wbt::skipCase("device 1 cannot access device 0's memory (cuDeviceCanAccessPeer 0)");
     Pool pool(lab.dev());
     CHECK(accessFrom(pool, lab.dev()) == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
     CHECK(accessFrom(pool, dev1) == CU_MEM_ACCESS_FLAGS_PROT_NONE);

@@ -5,7 +5,8 @@
 // mapping more keeps its base address and its data, and growing it so is faster than allocating
 // bigger and copying; one reservation holds two devices' memory, each device granted access on its
 // own; memory exported as a POSIX file descriptor and sent over a Unix socket is mapped by a child
-// process, which sees the parent's data. What the reference leaves open runs in child processes.
+// process, which sees the parent's data (skipped where the device cannot export such descriptors).
+// What the reference leaves open, and a fault that would poison the process, run in child processes.
 #include "channel.hpp"
 #include "damaged_images.hpp"
 #include "lesson14_virtual_memory.hpp"
@@ -158,10 +159,13 @@ struct FileDescriptor {
 }  // namespace
 
 TEST_SUITE("support") {
-  TEST_CASE("device 0 supports virtual memory management and POSIX file descriptor handles, and reports a granularity, the recommended one at least the minimum") {
+  // Whether the device exports POSIX file descriptors is its configuration, not a claim: the ipc
+  // suite skips where it does not, as the program's step 7 does.
+  TEST_CASE("device 0 supports virtual memory management and reports a granularity, the recommended one at least the minimum") {
     Lab lab;
     CHECK(wbt::attribute(lab.dev(), CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED) == 1);
-    CHECK(wbt::attribute(lab.dev(), CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED) == 1);
+    MESSAGE("HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: "
+            << wbt::attribute(lab.dev(), CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED));
     const size_t minimum = granularity(lab.dev()), recommended = granularity(lab.dev(), CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
     MESSAGE("granularity: minimum " << minimum << " B, recommended " << recommended << " B");
     CHECK(minimum > 0);
@@ -314,8 +318,8 @@ TEST_SUITE("multi-device") {
     int can01 = 0, can10 = 0;
     CU_CHECK(cuDeviceCanAccessPeer(&can01, dev0, dev1));
     CU_CHECK(cuDeviceCanAccessPeer(&can10, dev1, dev0));
-    REQUIRE(can01 == 1);
-    REQUIRE(can10 == 1);
+    if (can01 != 1 || can10 != 1)
+      return wbt::skipCase("devices 0 and 1 cannot access each other's memory (cuDeviceCanAccessPeer 0)");
     const size_t g = std::max(granularity(dev0), granularity(dev1)), half = roundUp(16u << 20, g), size = 2 * half;
     Reservation r(size, g);
     Physical on0(onDevice(dev0), half), on1(onDevice(dev1), half);
@@ -383,7 +387,9 @@ TEST_CASE("child: import what the parent sent" * doctest::skip(!wbt::inChild()))
 TEST_SUITE("ipc") {
   TEST_CASE("memory exported as a POSIX file descriptor and sent over a Unix socket is mapped by a child process, which sees the parent's data; the child's write is seen by the parent") {
     Lab lab;
-    REQUIRE(wbt::attribute(lab.dev(), CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED) == 1);
+    if (wbt::attribute(lab.dev(), CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED) != 1)
+      return wbt::skipCase("this device cannot export memory as a POSIX file descriptor "
+                           "(HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED 0)");
     const size_t g = granularity(lab.dev()), size = roundUp(3u << 20, g);
     Reservation r(size, g);
     Physical memory(onDevice(lab.dev(), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR), size);
@@ -415,8 +421,10 @@ TEST_SUITE("ipc") {
 }
 
 // In a child process: a kernel writes a mapped range that no cuMemSetAccess opened. The reference
-// says cuMemMap "does not make the address accessible"; what the access does is not specified, so
-// the child only reports: exit 10 when cuCtxSynchronize returned an error, 11 when it succeeded.
+// says cuMemMap "does not make the address accessible", and the programming guide (Access Rights)
+// that such an access "would result in a program crash": a fault, which is sticky and would poison
+// this process (lesson 10), hence the child. Which error, or whether the process dies, the guide does
+// not say: exit 10 when cuCtxSynchronize returned an error, 11 when it succeeded.
 TEST_CASE("child: a kernel writes a mapped range before cuMemSetAccess" * doctest::skip(!wbt::inChild())) {
   Lab lab;
   const size_t g = granularity(lab.dev());
@@ -438,7 +446,8 @@ TEST_CASE("child: unmap half of a mapping" * doctest::skip(!wbt::inChild())) {
   std::_Exit(cuMemUnmap(r.get(), g) == CUDA_SUCCESS ? 11 : 10);
 }
 
-// Named "unspecified": the sanitize target leaves these suites out, since the child may crash.
+// Named "unspecified" (the sanitize target leaves suites of that name out, since a child may crash):
+// how each call fails is not specified, only that it does not succeed.
 TEST_SUITE("unspecified") {
   TEST_CASE("a kernel writing a mapped range before cuMemSetAccess does not succeed: the synchronize fails or the child dies") {
     const wbt::ChildEnd end = wbt::runInChild("child: a kernel writes a mapped range before cuMemSetAccess");

@@ -6,7 +6,7 @@
 // freed in one stream to another stream only where the stream order makes it safe: the same stream,
 // an event the other stream waits on, or (with the policies that allow more) a free already done or
 // a dependency the pool inserts itself. All of it is shown with the gate kernel of lesson 09, never
-// by timing. The release threshold decides what a pool gives back to the device at a
+// by timing. The release threshold decides what a pool tries to give back to the device at a
 // synchronisation; RESERVED_MEM_* and USED_MEM_* show it, and cuMemPoolTrimTo gives it back on
 // demand. A pool's allocation belongs to no context, so cuCtxDestroy does not free it. Then another
 // device's access to a pool, and what an allocation plus its free costs from a warm pool against
@@ -270,8 +270,9 @@ void releaseThreshold(CUdevice dev) {
 //! [statistics]
 
 //! [reuse-same]
-// A block freed in a stream serves the next allocation in that stream at once: the stream's own order
-// puts every use of the old block before the new one. All of it is still pending behind the gate.
+// A block freed in a stream may serve the next allocation in that stream at once (the guide: it
+// "can"): the stream's own order puts every use of the old block before the new one. On driver 580 it
+// did, with all of it still pending behind the gate.
 void reuseInSameStream(const Kernels& k, CUdevice dev, CUstream a) {
   CUmemoryPool pool = createPool(dev);
   CUdeviceptr first = 0, second = 0;
@@ -294,9 +295,9 @@ void reuseInSameStream(const Kernels& k, CUdevice dev, CUstream a) {
 //! [reuse-same]
 
 //! [reuse-unordered]
-// B allocates while A's free is still pending behind the gate, and nothing orders B after A: the
-// pool may not give B that block, so it maps a new one. B waits for nothing: it finishes (its
-// synchronisation returns) while A's gate is still closed.
+// B allocates while A's free is still pending behind the gate, and nothing orders B after A: giving
+// B that block would be safe only with a dependency on A's free. On driver 580 the pool mapped a new
+// one, and B waited for nothing: it finished (its synchronisation returned) with A's gate still closed.
 void noReuseUnordered(const Kernels& k, CUdevice dev, CUstream a, CUstream b) {
   CUmemoryPool pool = createPool(dev);
   CUdeviceptr first = 0, second = 0;
@@ -321,8 +322,8 @@ void noReuseUnordered(const Kernels& k, CUdevice dev, CUstream a, CUstream b) {
 
 //! [reuse-event]
 // A records an event after its free and B waits on it: B's allocation comes after A's free in the
-// stream order, and the pool follows that dependency (REUSE_FOLLOW_EVENT_DEPENDENCIES) unless it
-// is turned off.
+// stream order, and REUSE_FOLLOW_EVENT_DEPENDENCIES lets the pool follow that dependency (on driver
+// 580 it did) unless it is turned off.
 void reuseAfterEvent(const Kernels& k, CUdevice dev, CUstream a, CUstream b, bool follow) {
   CUmemoryPool pool = createPool(dev);
   setPolicy(pool, CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, follow);

@@ -144,7 +144,8 @@ size_t supportAndGranularity(CUdevice dev) {
 //! [support]
 
 //! [not-a-multiple]
-// cuMemCreate of a size that is not a multiple of the granularity, then of the size rounded up.
+// cuMemCreate of a size that is not a multiple of the granularity, then of the size rounded up. The
+// sizes are printed in bytes: rounded to MiB, the granule + 4 KiB would read as a whole granule.
 void notAMultiple(CUdevice dev, size_t granule) {
   const CUmemAllocationProp prop = onDevice(dev);
   const size_t odd = granule + 4096, rounded = roundUp(odd, granule);
@@ -153,8 +154,8 @@ void notAMultiple(CUdevice dev, size_t granule) {
   if (refused == CUDA_SUCCESS) CU_CHECK(cuMemRelease(handle));
   const CUresult created = cuMemCreate(&handle, rounded, &prop, 0);
   if (created == CUDA_SUCCESS) CU_CHECK(cuMemRelease(handle));
-  std::printf("cuMemCreate of %s: %s; rounded up to %s: %s\n", wb::bytes(odd).c_str(), wb::errorName(refused).c_str(),
-              wb::bytes(rounded).c_str(), wb::errorName(created).c_str());
+  std::printf("cuMemCreate of %zu bytes (the granularity + 4 KiB): %s; rounded up to %zu bytes (%s): %s\n", odd,
+              wb::errorName(refused).c_str(), rounded, wb::bytes(rounded).c_str(), wb::errorName(created).c_str());
   wb::expect(refused != CUDA_SUCCESS && created == CUDA_SUCCESS,
              "a size that is not a multiple refused, the size rounded up accepted", "other results");
 }
@@ -224,6 +225,8 @@ CUdeviceptr mapAgain(CUdevice dev, const Mapped& m, size_t granule) {
 
 //! [teardown]
 // Released, unmapped, freed: the memory goes back only when neither a handle nor a mapping is left.
+// The guide's order is unmap, release, free; releasing first is allowed ("The generic memory handle
+// can be freed when there are still outstanding mappings") and shows that the mappings hold the memory.
 void teardown(const Mapped& m, CUdeviceptr alias) {
   const size_t free0 = freeMemory();
   CU_CHECK(cuMemRelease(m.handle));  // the handle goes; both mappings still hold the memory

@@ -204,7 +204,8 @@ void beyond48KiB(CUdevice dev, const Kernels& k, const SumInput& in) {
              "the first launch " + wb::errorName(refused) + ", the second " + wb::errorName(ran));
   //! [opt-in]
   //! [opt-in-limit]
-  // The attribute goes no higher than the device's opt-in limit minus the static shared memory.
+  // The attribute goes no higher than the device's opt-in limit minus the static shared memory. The
+  // reference promises an error past it; that the old value stays is what driver 580 did.
   const CUresult beyond = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optIn - staticBytes + 1);
   const int after = funcAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
   std::printf("cuFuncSetAttribute(opt-in limit - static + 1 B): %s; the attribute stays %s\n",
@@ -557,7 +558,9 @@ void loadInto(const Partition& p, const Kernels& k) {
 }
 
 void closePartition(Partition& p) {
-  if (p.stream) CU_CHECK(cuStreamDestroy(p.stream));  // streams first: cuGreenCtxDestroy leaves them
+  // Streams first: cuGreenCtxDestroy leaves them, and after it the 13.0 reference refuses even their
+  // cuStreamDestroy (13.1 allows that one call).
+  if (p.stream) CU_CHECK(cuStreamDestroy(p.stream));
   if (p.green) CU_CHECK(cuGreenCtxDestroy(p.green));
   p = Partition{};
 }
