@@ -16,18 +16,21 @@ namespace ex07 {
 //
 // Task: A library inside a larger application does not own the contexts it runs in: the
 // application creates them, on any device, some long after the library initialised. Write
-// KernelSet. The constructor loads the image at imagePath once, for the whole process, with no
-// context current, and makes no context of its own (no cuCtxCreate, no primary context retained);
-// the destructor unloads it. function(name) returns the kernel called name as a CUfunction that
-// cuLaunchKernel accepts in whatever context is current when it is launched: the one current at
-// the call, and any other, including contexts created after the load. You may keep what
-// function() looked up in handedOut_, if it stays right in every context.
+// KernelSet. The constructor loads the image at imagePath once, for the whole process: it needs no
+// context current, makes and retains none (no cuCtxCreate, no primary context retained), and leaves
+// the thread's context stack as it found it, whether a context was current or not. The destructor
+// unloads it. function(name) needs no context current either, and returns the kernel called name
+// as a CUfunction that cuLaunchKernel accepts in whatever context is current when it is launched:
+// the one current at the call, any other on any device, and contexts created after the load. You
+// may keep what function() looked up in handedOut_, if it stays right in every context.
 //
-// The check: exercise07.kernel-anywhere constructs a KernelSet with no context current and
-// verifies that the constructor left no context current and retained no primary context. Then it
-// asks function() for fill and scale in device 0's primary context, in every other device's
-// primary context, and in a context created after the load, launches them there, and verifies
-// that every launch was accepted and every value is value * factor + offset.
+// The check: exercise07.kernel-anywhere constructs a KernelSet with no context current and verifies
+// that the constructor left no context current, retained no primary context and holds one library
+// more, and that the destructor gave it back; it constructs another with a created context current
+// and verifies that the thread's context stack is as it was. Then it asks function() for fill and
+// scale with no context current and in every device's primary context, launches every pair it got
+// in every device's primary context and in a context created after the load, and verifies that
+// every launch was accepted and every value is value * factor + offset.
 //
 // Learn it in: lesson 07, step 3 ("One CUkernel, every context")
 KernelSet::KernelSet(const std::string& imagePath) {
@@ -48,15 +51,19 @@ CUfunction KernelSet::function(const std::string& name) {
 // loadPreferringOverride: if overridePath names an intact fatbin, load the library from it;
 // otherwise, missing or damaged, load it from the embedded image (embeddedSize bytes at
 // embedded). Hand the driver no image the course's reader has not passed (wb::imageProblem,
-// wb::verifyImageBytes): the driver trusts the sizes written inside an image, and for a fatbin cut
-// short cuLibraryLoadFromFile returns CUDA_SUCCESS and fails later. Need no context and make none
-// current. Say in fromOverride which image you loaded; the caller unloads the library.
+// wb::verifyImageBytes), the embedded one included: when that one does not pass either, throw the
+// wb::ImageError that wb::verifyImageBytes throws, and load nothing. The driver trusts the sizes
+// written inside an image, and for a fatbin cut short cuLibraryLoadFromFile returns CUDA_SUCCESS
+// and fails later. Need no context, make or retain none, and leave the thread's context stack as
+// you found it. Say in fromOverride which image you loaded; the caller unloads the library.
 //
 // The check: exercise07.image-fallback calls loadPreferringOverride with no file at overridePath,
-// with an intact copy of vector_ops.fatbin there, and, in a child process, with that copy cut to
-// 300 bytes. It verifies that fromOverride is false, true and false; that no context was current
-// afterwards; and that fill and scale from the library it returned compute the right values in a
-// context created after the load.
+// with an intact copy of vector_ops.fatbin there, with a context of its own current, and, in a child
+// process, with that copy cut to 300 bytes. It verifies that fromOverride is false, true, false and
+// false; that the thread's context stack was as before and the process held one library more and
+// nothing else; and that fill and scale from the library it returned compute the right values in a
+// context created after the load (or in the caller's). Then it passes the embedded image with a
+// size of 300 bytes and no override, and verifies that a wb::ImageError is thrown and nothing held.
 //
 // Learn it in: lesson 07, step 1 ("Loading with no context")
 LoadedLibrary loadPreferringOverride(const std::string& overridePath, const void* embedded, std::size_t embeddedSize) {

@@ -79,16 +79,18 @@ void writeFatbin(const std::string& path, size_t keep) {
 
 // The child's work: the learner's function on an override cut to 300 bytes. Returns the exit code
 // the parent reads: 10 fell back and computed right, 11 loaded the damaged file, 12 fell back and
-// computed wrong (or a launch was refused), 13 returned no library.
+// computed wrong (or a launch was refused), 13 returned no library, 14 held more than the library.
 int loadWithDamagedOverride() {
   wbt::initDriver();
   wb::ScratchDir dir;
   const std::string path = dir.path() + "/vector_ops.fatbin";
   writeFatbin(path, 300);
+  const wbx::Holdings before = wbx::holdings();
   const ex07::LoadedLibrary loaded = ex07::loadPreferringOverride(path, vector_ops_fatbin, vector_ops_fatbin_size);
   if (loaded.fromOverride) return 11;  // not unloaded: the driver holds a damaged image, the child ends now
   if (!loaded.library) return 13;
   Unloaded owner{loaded.library};
+  if (wbx::holdings().differenceFrom(before) != "1 library more" || wbt::current() != nullptr) return 14;
   wbt::OwnedContext later(wbt::device(0));
   const Outcome o = fillAndScale(loaded.library);
   return o.launch == CUDA_SUCCESS && o.wrong == 0 ? 10 : 12;
@@ -97,55 +99,109 @@ int loadWithDamagedOverride() {
 }  // namespace
 
 EXERCISE("kernel-anywhere", "A kernel loaded once and launched in contexts created after the load",
-         "Load with cuLibraryLoadFromFile in the constructor (no context needed) and unload with cuLibraryUnload in "
-         "the destructor; in function(), cuLibraryGetKernel and return the CUkernel cast to CUfunction, which the "
-         "driver resolves in the context current at each launch. Do not hand out cuKernelGetFunction's CUfunction: "
-         "it belongs to the context that was current when you asked, and other contexts refuse it.") {
-  TEST_CASE("constructed with no context current it makes none; fill and scale compute right in every device's primary context and in a context created after the load") {
+         "Load with cuLibraryLoadFromFile in the constructor (no context needed; touch no context) and unload with "
+         "cuLibraryUnload in the destructor; in function(), cuLibraryGetKernel and return the CUkernel cast to "
+         "CUfunction, which the driver resolves in the context current at each launch. Do not hand out "
+         "cuKernelGetFunction's CUfunction, cached or not: it belongs to the context that was current when you "
+         "asked, and other contexts refuse it.") {
+  TEST_CASE("the constructor needs no context, makes, retains and leaves none, and holds one library until the destructor") {
+    wbt::initDriver();
+    const CUdevice dev0 = wbt::device(0);
+    const std::string path = wb::verifiedImagePath("vector_ops.fatbin");
+    REQUIRE(wbt::current() == nullptr);
+    const bool activeBefore = primaryActive(dev0);
+    const wbx::Holdings before = wbx::holdings();
+    std::string heldAfterConstruction;
+    bool noneCurrent = false, primaryUntouched = false;
+    {
+      ex07::KernelSet set(path);
+      heldAfterConstruction = wbx::holdings().differenceFrom(before);
+      noneCurrent = wbt::current() == nullptr;
+      primaryUntouched = primaryActive(dev0) == activeBefore;
+    }
+    const std::string heldAfterDestruction = wbx::holdings().differenceFrom(before);
+    CHECK_MESSAGE(noneCurrent, "the constructor left a context current: loading a library needs none");
+    CHECK_MESSAGE(primaryUntouched, "the constructor retained device 0's primary context: loading a library needs no context");
+    CHECK_MESSAGE(heldAfterConstruction == "1 library more", "the constructor should hold the one library, and nothing else");
+    CHECK_MESSAGE(heldAfterDestruction == "", "the destructor did not give back what the constructor took");
+
+    wbt::OwnedContext caller(dev0);  // current: the constructor must leave it so
+    const std::vector<CUcontext> stack = wbx::contextStack();
+    std::vector<CUcontext> stackAfter;
+    {
+      ex07::KernelSet set(path);
+      stackAfter = wbx::contextStack();
+    }
+    CHECK_MESSAGE(stackAfter == stack, "constructed with a context current, the constructor changed the thread's context stack");
+    CHECK(wbx::contextStack() == stack);
+  }
+
+  TEST_CASE("what function() returns, asked with no context or in any primary context, launches in every device's primary context and in a context created after the load") {
     const int count = wbt::initDriver();
     const CUdevice dev0 = wbt::device(0);
-    const bool retainedBefore = primaryActive(dev0);
-    ex07::KernelSet set(wb::verifiedImagePath("vector_ops.fatbin"));
-    CHECK_MESSAGE(wbt::current() == nullptr, "the constructor left a context current: loading a library needs none");
-    CHECK_MESSAGE(primaryActive(dev0) == retainedBefore,
-                  "the constructor retained device 0's primary context: loading a library needs no context");
+    ex07::KernelSet set(wb::verifiedImagePath("vector_ops.fatbin"));  // no context current
 
-    // Every primary context stays retained to the end, so a CUfunction handed out in one is still a
-    // valid handle when another context refuses it (a destroyed context's handle would be undefined).
+    // Every context stays alive to the end, so a CUfunction handed out in one is still a valid
+    // handle when another context refuses it (a destroyed context's handle would be undefined).
     std::vector<std::unique_ptr<wbt::RetainedPrimary>> primaries;
     for (int i = 0; i < count; ++i) primaries.push_back(std::make_unique<wbt::RetainedPrimary>(wbt::device(i)));
+    struct Asked {
+      std::string where;
+      CUfunction fill, scale;
+    };
+    std::vector<Asked> asked;
+    asked.push_back({"with no context current", set.function("fill"), set.function("scale")});
     for (int i = 0; i < count; ++i) {
-      CAPTURE(i);
       wbt::Pushed current(primaries[static_cast<size_t>(i)]->get());
-      const Outcome o = fillAndScale(set.function("fill"), set.function("scale"));
-      const std::string launch = wb::errorName(o.launch);
-      CAPTURE(launch);
-      CHECK_MESSAGE(o.launch == CUDA_SUCCESS, "a primary context refused a function() from the KernelSet");
-      CHECK(o.wrong == 0);
+      asked.push_back({"in device " + std::to_string(i) + "'s primary context", set.function("fill"), set.function("scale")});
     }
-    wbt::OwnedContext later(dev0);  // created after the load, and current
+    wbt::OwnedContext later(dev0);  // created after the load and after every request above
+    CUcontext popped = nullptr;
+    CU_CHECK(cuCtxPopCurrent(&popped));
+    struct Place {
+      std::string name;
+      CUcontext ctx;
+    };
+    std::vector<Place> places;
+    for (int i = 0; i < count; ++i)
+      places.push_back({"device " + std::to_string(i) + "'s primary context", primaries[static_cast<size_t>(i)]->get()});
+    places.push_back({"a context created after the load", later.get()});
+    for (const Place& place : places) {
+      wbt::Pushed current(place.ctx);
+      for (const Asked& a : asked) {
+        const Outcome o = fillAndScale(a.fill, a.scale);
+        const std::string launch = wb::errorName(o.launch), launchedIn = place.name, askedFor = a.where;
+        CAPTURE(askedFor);
+        CAPTURE(launchedIn);
+        CAPTURE(launch);
+        CHECK_MESSAGE(o.launch == CUDA_SUCCESS, "a context refused what function() returned: a CUfunction of another context?");
+        CHECK(o.wrong == 0);
+      }
+    }
+    wbt::Pushed current(later.get());  // and asked for in the context created after the load, launched there
     const Outcome o = fillAndScale(set.function("fill"), set.function("scale"));
-    const std::string launch = wb::errorName(o.launch);
-    CAPTURE(launch);
-    CHECK_MESSAGE(o.launch == CUDA_SUCCESS, "a context created after the load refused what function() returned: "
-                                            "a CUfunction of another context?");
+    CHECK(o.launch == CUDA_SUCCESS);
     CHECK(o.wrong == 0);
   }
 }
 
 EXERCISE("image-fallback", "Kernels from an override file when it is intact, else from the image built into the program",
-         "Ask wb::imageProblem(overridePath) first: an empty answer means the file exists and is an intact fatbin, "
-         "so cuLibraryLoadFromFile it; otherwise wb::verifyImageBytes(embedded, embeddedSize, wb::ImageKind::Fatbin, "
-         "...) and cuLibraryLoadData. Falling back only when the driver returns an error is the trap: for a fatbin "
-         "cut short, cuLibraryLoadFromFile returns CUDA_SUCCESS (it loads lazily) and the damage shows later.") {
-  TEST_CASE("with no override file it loads the embedded image, makes no context current, and fill and scale compute right in a context created after the load") {
+         "Ask wb::imageProblem(overridePath) first (it takes any path): an empty answer means the file exists and "
+         "is an intact fatbin, so cuLibraryLoadFromFile it; otherwise wb::verifyImageBytes(embedded, embeddedSize, "
+         "wb::ImageKind::Fatbin, ...) and cuLibraryLoadData. Falling back only when the driver returns an error is "
+         "the trap: for a fatbin cut short, cuLibraryLoadFromFile returns CUDA_SUCCESS (it loads lazily) and the "
+         "damage shows later. Neither load needs a context: touch none.") {
+  TEST_CASE("with no override file it loads the embedded image, holds the library and nothing else, makes no context current, and fill and scale compute right in a context created after the load") {
     wbt::initDriver();
     wb::ScratchDir dir;
     const std::string path = dir.path() + "/vector_ops.fatbin";  // no such file
+    const wbx::Holdings before = wbx::holdings();
     const ex07::LoadedLibrary loaded = ex07::loadPreferringOverride(path, vector_ops_fatbin, vector_ops_fatbin_size);
     Unloaded owner{loaded.library};
+    const std::string held = wbx::holdings().differenceFrom(before);
     CHECK_MESSAGE(wbt::current() == nullptr, "loading left a context current: a library needs none");
     CHECK_MESSAGE(!loaded.fromOverride, "there is no override file, yet fromOverride says it was loaded");
+    CHECK_MESSAGE(held == "1 library more", "the call should hold the library it returns, and nothing else");
     REQUIRE_MESSAGE(loaded.library != nullptr, "no library returned");
     wbt::OwnedContext later(wbt::device(0));
     const Outcome o = fillAndScale(loaded.library);
@@ -158,12 +214,36 @@ EXERCISE("image-fallback", "Kernels from an override file when it is intact, els
     wb::ScratchDir dir;
     const std::string path = dir.path() + "/vector_ops.fatbin";
     writeFatbin(path, static_cast<size_t>(-1));
+    const wbx::Holdings before = wbx::holdings();
     const ex07::LoadedLibrary loaded = ex07::loadPreferringOverride(path, vector_ops_fatbin, vector_ops_fatbin_size);
     Unloaded owner{loaded.library};
+    const std::string held = wbx::holdings().differenceFrom(before);
     CHECK_MESSAGE(loaded.fromOverride, "an intact fatbin at overridePath was not the one loaded");
     CHECK(wbt::current() == nullptr);
+    CHECK(held == "1 library more");
     REQUIRE_MESSAGE(loaded.library != nullptr, "no library returned");
     wbt::OwnedContext later(wbt::device(0));
+    const Outcome o = fillAndScale(loaded.library);
+    CHECK(o.launch == CUDA_SUCCESS);
+    CHECK(o.wrong == 0);
+  }
+
+  TEST_CASE("called with a context current, it leaves the thread's context stack as it was, and the library computes there") {
+    wbt::initDriver();
+    wb::ScratchDir dir;
+    const std::string path = dir.path() + "/vector_ops.fatbin";  // no such file
+    wbt::OwnedContext caller(wbt::device(0));                      // current
+    const std::vector<CUcontext> stack = wbx::contextStack();
+    const wbx::Holdings before = wbx::holdings();
+    const ex07::LoadedLibrary loaded = ex07::loadPreferringOverride(path, vector_ops_fatbin, vector_ops_fatbin_size);
+    Unloaded owner{loaded.library};
+    const std::string held = wbx::holdings().differenceFrom(before);
+    const std::vector<CUcontext> stackAfter = wbx::contextStack();
+    CHECK_MESSAGE(stackAfter == stack, "the caller's context stack changed: the caller's context is no longer current");
+    CHECK(!loaded.fromOverride);
+    CHECK(held == "1 library more");
+    REQUIRE(loaded.library != nullptr);
+    wbt::Pushed in(caller.get());  // whatever the call did to the stack, launch in the caller's context
     const Outcome o = fillAndScale(loaded.library);
     CHECK(o.launch == CUDA_SUCCESS);
     CHECK(o.wrong == 0);
@@ -181,6 +261,7 @@ EXERCISE("image-fallback", "Kernels from an override file when it is intact, els
     CHECK_MESSAGE(end.code != 11,
                   "the damaged override was loaded (fromOverride): the driver took it, so ask the reader first");
     CHECK_MESSAGE(end.code != 13, "no library returned for a damaged override: fall back to the embedded image");
+    CHECK_MESSAGE(end.code != 14, "the fallback held more than the library it returned, or left a context current");
     CHECK(end.code == 10);
   }
 
@@ -188,5 +269,32 @@ EXERCISE("image-fallback", "Kernels from an override file when it is intact, els
     const int code = loadWithDamagedOverride();  // wb::NotDone and other exceptions end the case as usual
     if (code == 11) std::_Exit(code);  // the driver holds a damaged image: skip its teardown
     std::exit(code);
+  }
+
+  // The embedded bytes are whole; only the size says 300. So a learner who skips the check hands the
+  // driver an intact image, and the mistake shows as a load where a throw belongs, in this process.
+  TEST_CASE("an embedded image that does not pass the reader is never loaded: wb::ImageError, and nothing held") {
+    wbt::initDriver();
+    wb::ScratchDir dir;
+    const std::string path = dir.path() + "/vector_ops.fatbin";  // no such file
+    const wbx::Holdings before = wbx::holdings();
+    bool imageError = false;
+    std::string held, other;
+    try {
+      const ex07::LoadedLibrary loaded = ex07::loadPreferringOverride(path, vector_ops_fatbin, 300);
+      held = wbx::holdings().differenceFrom(before);
+      if (loaded.library) cuLibraryUnload(loaded.library);
+    } catch (const wb::ImageError&) {
+      imageError = true;
+      held = wbx::holdings().differenceFrom(before);
+    } catch (const wb::NotDone&) {
+      throw;  // the starting body: reported as not done
+    } catch (const std::exception& e) {
+      other = e.what();
+      held = wbx::holdings().differenceFrom(before);
+    }
+    CAPTURE(other);
+    CHECK_MESSAGE(imageError, "an embedded image said to be 300 bytes long was not refused with wb::ImageError");
+    CHECK_MESSAGE(held == "", "something was loaded or held for an embedded image that does not pass the reader");
   }
 }

@@ -1,4 +1,4 @@
-// Reference solutions of lesson 08's exercises.
+// Reference solution of lesson 08's exercise count-everywhere (lessons/08-managed/exercises.cpp).
 #include "exercises.hpp"
 
 namespace ex08 {
@@ -27,6 +27,8 @@ class Pushed {
 // not touch managed memory at all while a kernel runs. Each launch is waited for before the next:
 // count's atomicAdd is atomic among the threads of one device only, so kernels on two devices
 // adding to the variable at the same time could lose counts (that would take atomicAdd_system).
+// The grid is rounded up to whole blocks (the kernel ignores the threads past n), and a count of 0
+// launches nothing: a grid of 0 blocks is an error.
 unsigned long long countEverywhere(CUlibrary counters, const std::vector<CUcontext>& contexts,
                                    const std::vector<unsigned>& threads) {
   CUdeviceptr address = 0;
@@ -40,27 +42,15 @@ unsigned long long countEverywhere(CUlibrary counters, const std::vector<CUconte
   CU_CHECK(cuLibraryGetKernel(&count, counters, "count"));
   *counter = 0;
   for (size_t i = 0; i < contexts.size(); ++i) {
-    Pushed current(contexts[i]);
     unsigned n = threads.at(i);
+    if (n == 0) continue;
+    Pushed current(contexts[i]);
     void* args[] = {&n};
     CU_CHECK(cuLaunchKernel(reinterpret_cast<CUfunction>(count), (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args,
                             nullptr));
     CU_CHECK(cuCtxSynchronize());
   }
   return *counter;
-}
-
-// A __device__ variable has one copy per context that uses the library, so the reset goes context by
-// context: cuLibraryGetGlobal answers for the current context only, with that context's address.
-// Two contexts on one device are two copies; a loop over devices would miss all but one of them.
-void resetPerContext(CUlibrary counters, const std::vector<CUcontext>& contexts) {
-  for (CUcontext ctx : contexts) {
-    Pushed current(ctx);
-    CUdeviceptr address = 0;
-    size_t bytes = 0;
-    CU_CHECK(cuLibraryGetGlobal(&address, &bytes, counters, "deviceCounter"));
-    CU_CHECK(cuMemsetD8(address, 0, bytes));
-  }
 }
 
 }  // namespace ex08
