@@ -12,12 +12,11 @@
 
 namespace ex17 {
 
-// What one worker of runForked computes: job(index) runs in the worker process and returns its line.
-using Job = std::string (*)(unsigned index);
-
-// Exercise 1: runs job(0) ... job(n - 1), each in a worker process forked from this one; returns
-// their lines in order ("" for a worker that failed or ran past limitSeconds).
-std::vector<std::string> runForked(unsigned n, Job job, unsigned limitSeconds);
+// Exercise 1: starts n workers at once, worker i the program argv[0] run with the arguments argv
+// and then i in decimal; returns what each wrote to its standard output, in the order of the index
+// ("" for a worker that exited with a code other than 0, was ended by a signal, or ran past
+// limitSeconds and was ended).
+std::vector<std::string> runWorkers(const std::vector<std::string>& argv, unsigned n, unsigned limitSeconds);
 
 // Exercise 2: in the consumer: enqueues in stream a copy of bytes from shared to host (pinned) that
 // runs only after the producer's work before its interprocess event; returns the opened event at once.
@@ -33,8 +32,9 @@ struct ShareReply {  // client to server
 };
 constexpr double kShareReplySeconds = 10;  // how long the server waits for the reply
 
-// Exercise 3: hands device memory holding the bytes at data to the client at the other end of
-// socket, and returns once the client has mapped it, holding none of it.
+// Exercise 3: hands device memory of dev holding the bytes at data to the client at the other end of
+// socket, and returns once the client has mapped it, holding none of it (a context of dev is
+// current). Throws std::runtime_error when the client does not map it, holding none of it either.
 void shareWithClient(int socket, CUdevice dev, const void* data, std::size_t bytes);
 
 }  // namespace ex17

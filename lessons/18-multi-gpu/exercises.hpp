@@ -10,8 +10,9 @@
 namespace ex18 {
 
 // Exercise 1: copies bytes from src (memory of srcCtx's device) to dst (memory of dstCtx's device):
-// over the link, in stream order in stream, where the devices can access each other both ways;
-// staged through pinned host memory otherwise. Leaves the current context as it found it.
+// in stream order in stream where both contexts are on one device, or over the link where the two
+// devices can access each other both ways; staged through pinned host memory otherwise. Leaves the
+// calling thread's context stack as it found it.
 void copyAcross(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, std::size_t bytes,
                 CUstream stream);
 
@@ -40,6 +41,8 @@ class StagedCopier {
   // once they have all arrived. The two contexts may be the same. Leaves the current context as it
   // found it.
   void copy(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, std::size_t bytes);
+  // Staging buffer k (0 or 1), for the check to look at what was allocated.
+  void* stagingBuffer(int k) const { return staging_[k]; }
 
  private:
   std::size_t chunkBytes_ = 0;

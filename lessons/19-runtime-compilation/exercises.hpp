@@ -32,6 +32,9 @@ struct CompileInputs {
   std::vector<std::string> options;  // NVRTC's options, --gpu-architecture among them
   int ccMajor = 0, ccMinor = 0;      // the device's compute capability
   int nvrtcMajor = 0, nvrtcMinor = 0;
+  // The NVRTC library itself (its file's path, size and modification time, say): a patch release
+  // changes the code NVRTC generates, but not what nvrtcVersion answers.
+  std::string nvrtcBuild;
   int driverVersion = 0;             // cuDriverGetVersion
 };
 using Compiler = std::function<std::vector<char>(const CompileInputs&)>;  // returns a cubin

@@ -1,0 +1,22 @@
+// Reference solution of lesson 17's exercise event-handoff (lessons/17-processes/exercises.cpp).
+#include "exercises.hpp"
+
+namespace ex17 {
+
+// The opened event behaves like a local event created with CU_EVENT_DISABLE_TIMING; a wait on it
+// takes the producer's most recent record, made before the handle was sent. The wait and the copy
+// are both enqueued in stream, so the host waits for nothing here: the stream does. Whatever fails
+// after the open gives the event back before the error goes on.
+CUevent copyAfter(const CUipcEventHandle& produced, CUdeviceptr shared, void* host, std::size_t bytes, CUstream stream) {
+  CUevent opened = nullptr;
+  CU_CHECK(cuIpcOpenEventHandle(&opened, produced));
+  const CUresult waited = cuStreamWaitEvent(stream, opened, 0);
+  const CUresult copied = waited == CUDA_SUCCESS ? cuMemcpyDtoHAsync(host, shared, bytes, stream) : waited;
+  if (copied != CUDA_SUCCESS) {
+    cuEventDestroy(opened);
+    CU_CHECK(copied);
+  }
+  return opened;
+}
+
+}  // namespace ex17

@@ -1,0 +1,93 @@
+// Wrong: makes each context current with cuCtxSetCurrent and never puts the caller's back
+//
+// "The copy runs in the source's context, so make it current." cuCtxSetCurrent replaces the top of
+// the caller's stack, and nothing restores it: the caller's next call runs in another context.
+// `one.stackKept` fails ("copyAcross left another context current").
+#include "exercises.hpp"
+
+namespace ex18 {
+
+namespace {
+
+// Makes a context current for what follows.
+class On {
+ public:
+  explicit On(CUcontext ctx) { CU_CHECK(cuCtxSetCurrent(ctx)); }
+  ~On() {}
+  On(const On&) = delete;
+  On& operator=(const On&) = delete;
+};
+
+CUdevice deviceOf(CUcontext ctx) {
+  On on(ctx);
+  CUdevice dev = 0;
+  CU_CHECK(cuCtxGetDevice(&dev));
+  return dev;
+}
+
+bool canAccess(CUdevice from, CUdevice to) {
+  int can = 0;
+  CU_CHECK(cuDeviceCanAccessPeer(&can, from, to));
+  return can == 1;
+}
+
+// Enables access from `from` to the memory of `to`; already enabled is what was wanted.
+void enable(CUcontext from, CUcontext to) {
+  On on(from);
+  const CUresult rc = cuCtxEnablePeerAccess(to, 0);
+  if (rc != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) CU_CHECK(rc);
+}
+
+// Pinned host memory that every context treats as pinned, freed at scope exit.
+class PortableBuffer {
+ public:
+  PortableBuffer(CUcontext ctx, std::size_t bytes) : ctx_(ctx) {
+    On on(ctx);
+    CU_CHECK(cuMemHostAlloc(&p_, bytes, CU_MEMHOSTALLOC_PORTABLE));
+  }
+  ~PortableBuffer() {
+    if (cuCtxPushCurrent(ctx_) != CUDA_SUCCESS) return;
+    cuMemFreeHost(p_);
+    CUcontext popped = nullptr;
+    cuCtxPopCurrent(&popped);
+  }
+  PortableBuffer(const PortableBuffer&) = delete;
+  PortableBuffer& operator=(const PortableBuffer&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  CUcontext ctx_;
+  void* p_ = nullptr;
+};
+
+}  // namespace
+
+void copyAcross(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, std::size_t bytes,
+                CUstream stream) {
+  const CUdevice dstDev = deviceOf(dstCtx), srcDev = deviceOf(srcCtx);
+  const bool oneDevice = dstDev == srcDev;
+  const bool link = !oneDevice && canAccess(dstDev, srcDev) && canAccess(srcDev, dstDev);
+  if (link) {
+    enable(dstCtx, srcCtx);
+    enable(srcCtx, dstCtx);
+  }
+  if (oneDevice || link) {
+    On on(srcCtx);  // the stream's context
+    CU_CHECK(cuMemcpyPeerAsync(dst, dstCtx, src, srcCtx, bytes, stream));
+    return;
+  }
+  {
+    On on(srcCtx);
+    CU_CHECK(cuStreamSynchronize(stream));  // whatever writes the source in the stream comes first
+  }
+  if (bytes == 0) return;
+  PortableBuffer staging(srcCtx, bytes);
+  {
+    On on(srcCtx);
+    CU_CHECK(cuMemcpyDtoH(staging.get(), src, bytes));
+  }
+  On on(dstCtx);
+  CU_CHECK(cuMemcpyHtoD(dst, staging.get(), bytes));  // from pinned memory: done when it returns
+}
+
+}  // namespace ex18
