@@ -125,17 +125,7 @@ function(_workbook_add_exercises folder nn slug_ program)
   if(build_solutions)
     # Each exercise's solution compiles once: the solutions binary and every variant of the other
     # exercises link it.
-    # TRANSITION (removed once every lesson has solution/): a lesson still in one solution.cpp.
-    if(NOT IS_DIRECTORY "${dir}/solution")
-      add_library(exercise${nn}_solution_all OBJECT "${dir}/solution.cpp")
-      target_link_libraries(exercise${nn}_solution_all PRIVATE workbook::common ${X_LIBRARIES})
-      target_include_directories(exercise${nn}_solution_all PRIVATE "${CMAKE_SOURCE_DIR}/lessons/${folder}")
-      list(APPEND solution_objects "$<TARGET_OBJECTS:exercise${nn}_solution_all>")
-      set(names_with_solutions "")
-    else()
-      set(names_with_solutions ${names})
-    endif()
-    foreach(name IN LISTS names_with_solutions)
+    foreach(name IN LISTS names)
       set(src "${dir}/solution/${name}.cpp")
       if(NOT EXISTS "${src}")
         message(FATAL_ERROR "exercise${nn}.${name} has no reference solution: ${src} must exist (cmake/WorkbookExercises.cmake)")
