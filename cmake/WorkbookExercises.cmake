@@ -197,7 +197,11 @@ function(_workbook_add_exercises folder nn slug_ program)
     set(serial SERIAL)
   endif()
   set(results "${CMAKE_BINARY_DIR}/proof-results/${nn}")
-  string(REPLACE ";" "," serial_names "${X_SERIAL}")
+  set(serial_option "")  # (ctest drops an empty argument: --serial only with names after it)
+  if(X_SERIAL)
+    string(REPLACE ";" "," serial_names "${X_SERIAL}")
+    set(serial_option --serial "${serial_names}")
+  endif()
   _workbook_gpu_test(proof${nn}.solutions "gpu;proof;proof${nn}" ${serial}
     COMMAND $<TARGET_FILE:exercise_report> proof done "${results}-solutions" ${nn} "${names}"
             -- $<TARGET_FILE:exercise${nn}_solutions>)
@@ -205,7 +209,7 @@ function(_workbook_add_exercises folder nn slug_ program)
     COMMAND $<TARGET_FILE:exercise_report> proof not-done "${results}-starting" ${nn} "${names}"
             --starting "${learner}" -- $<TARGET_FILE:exercise${nn}_checks>)
   _workbook_gpu_test(proof${nn}.wrong "gpu;proof;proof${nn}" ${serial}
-    COMMAND $<TARGET_FILE:exercise_report> wrong "${results}-wrong" ${nn} "${dir}/wrong" --serial "${serial_names}"
+    COMMAND $<TARGET_FILE:exercise_report> wrong "${results}-wrong" ${nn} "${dir}/wrong" ${serial_option}
             -- ${variant_args})
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_PROVEN_LESSONS ${nn})
 endfunction()
