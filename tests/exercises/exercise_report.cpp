@@ -267,7 +267,9 @@ int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, co
     std::error_code made;
     fs::create_directories(results, made);
     const auto start = std::chrono::steady_clock::now();
-    run.end = wb::runProcess({run.binary, "--test-suite=" + run.variant->exercise},
+    // The first failed assertion is the verdict: the rest of the check (gates a wrong variant runs
+    // to their deadline, further cases) would only cost time.
+    run.end = wb::runProcess({run.binary, "--test-suite=" + run.variant->exercise, "--abort-after=1"},
                              {"WORKBOOK_EXERCISE_RESULTS=" + results.string()}, 120);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
