@@ -2,7 +2,8 @@
 #
 # Keeps the course whole: every lesson in the manifest has its folder, program, test file, page,
 # README row and at least one snippet; every \snippet on any page names a file and a marker that
-# exist, with the marker opened and closed, quotes at most 32 lines, and follows a paragraph of
+# exist, with the marker opened and closed, quotes at most 32 lines of at most 110 characters (what
+# a code box shows whole at 1280 px), and follows a paragraph of
 # prose (why this step, what to watch), not a heading or another snippet; no page types a measured
 # time or rate by hand (such figures come from the recorded outputs); no folder under lessons/ is
 # left out of the manifest.
@@ -51,6 +52,13 @@ endforeach()
 # Every \snippet on every page: the file exists and holds the marker exactly twice (open, close),
 # at most 32 lines apart, and prose comes before it.
 set(max_lines 32)
+set(max_columns 110)
+# UTF-8 continuation bytes: a line's length in characters is its length without them.
+set(continuation_bytes "")
+foreach(code RANGE 128 191)
+  string(ASCII ${code} byte)
+  list(APPEND continuation_bytes "${byte}")
+endforeach()
 file(GLOB pages "${SOURCE_DIR}/lessons/*/lesson.md" "${SOURCE_DIR}/docs/pages/*.md" "${SOURCE_DIR}/docs/mainpage.md")
 set(snippets 0)
 foreach(page IN LISTS pages)
@@ -96,6 +104,24 @@ foreach(page IN LISTS pages)
       math(EXPR length "${close} - ${open} - 1")
       if(length GREATER max_lines)
         problem("${page}: snippet ${file} ${marker} quotes ${length} lines, more than ${max_lines}: split it, with prose between the parts")
+      endif()
+      if(length GREATER 0)
+        math(EXPR first "${open} + 1")
+        list(SUBLIST source_lines ${first} ${length} quoted_lines)
+        set(number ${first})
+        foreach(quoted_line IN LISTS quoted_lines)
+          math(EXPR number "${number} + 1")
+          string(LENGTH "${quoted_line}" columns)
+          if(columns GREATER max_columns AND quoted_line MATCHES "[^ -~]")
+            foreach(byte IN LISTS continuation_bytes)
+              string(REPLACE "${byte}" "" quoted_line "${quoted_line}")
+            endforeach()
+            string(LENGTH "${quoted_line}" columns)
+          endif()
+          if(columns GREATER max_columns AND NOT quoted_line MATCHES "^[ ]*//! <")
+            problem("${page}: snippet ${file} ${marker}: ${file}:${number} is ${columns} characters, more than ${max_columns} (the code box at 1280 px): wrap it")
+          endif()
+        endforeach()
       endif()
     endif()
     string(STRIP "${line}" stripped)

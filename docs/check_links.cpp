@@ -5,6 +5,16 @@
 // data-source attribute of an SVG the page generator inlined).
 //
 //   check-links <site/html> [<pictures folder>]
+//
+// With --lint it checks what the pages say rather than where they point (ctest docs.lint): no
+// literal HTML tag (&lt;tt&gt;, the mark of a code span Doxygen did not convert) and no stray
+// backtick in a page's text outside code; every picture the build drew and a page inlined
+// (<svg class="diagram">) carries its size rule (its natural width, and the width below which it
+// scrolls instead of shrinking); and every "FAIL" line generate-pages wrote to its findings file
+// (the cheat sheet naming a call the course does not make, an error without notes). "NOTE" lines
+// are shown without failing.
+//
+//   check-links --lint <site/html> <lint-findings.txt>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -32,11 +42,95 @@ std::set<std::string> anchorsOf(const std::string& html) {
   return ids;
 }
 
+// The text a reader sees: the page without scripts, styles, code and program output (where
+// backticks and angle brackets are content), inlined pictures and tags.
+// A short piece of text around a position, on one line.
+std::string around(const std::string& text, size_t at) {
+  const std::string piece = text.substr(at >= 60 ? at - 60 : 0, 130);
+  return std::regex_replace(piece, std::regex(R"(\s+)"), " ");
+}
+
+std::string readableText(const std::string& html) {
+  static const std::vector<std::pair<std::string, std::string>> hidden = {
+      {"<script", "</script>"}, {"<style", "</style>"}, {"<pre", "</pre>"},
+      {"<code", "</code>"},     {"<svg", "</svg>"},     {"<div class=\"fragment\">", "</div><!-- fragment -->"}};
+  std::string out;
+  for (size_t at = 0; at < html.size();) {
+    bool skipped = false;
+    for (const auto& [open, close] : hidden)
+      if (html.compare(at, open.size(), open) == 0) {
+        const size_t end = html.find(close, at + open.size());
+        at = end == std::string::npos ? html.size() : end + close.size();
+        out += ' ';
+        skipped = true;
+        break;
+      }
+    if (skipped) continue;
+    if (html[at] == '<') {  // a tag: nothing of it is text
+      const size_t end = html.find('>', at);
+      at = end == std::string::npos ? html.size() : end + 1;
+      out += ' ';
+      continue;
+    }
+    out += html[at++];
+  }
+  return out;
+}
+
+int lint(const fs::path& root, const fs::path& findings) {
+  size_t pages = 0, failures = 0, diagrams = 0;
+  static const std::regex literalTag(R"(&lt;/?(tt|code|b|i|em|strong|a|br|p|span|div|sup|sub|ul|li)(\s|&gt;|/))");
+  static const std::regex diagram(R"re(<svg class="diagram"[^>]*>)re");
+  static const std::regex sizeRule(R"re(data-natural-width="[0-9]+" style="width:[0-9]+px;min-width:[0-9]+px")re");
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file() || e.path().extension() != ".html") continue;
+    ++pages;
+    const std::string html = read(e.path());
+    const std::string where = fs::relative(e.path(), root).string();
+    const std::string text = readableText(html);
+    std::smatch m;
+    for (auto from = text.cbegin(); std::regex_search(from, text.cend(), m, literalTag); from = m.suffix().first) {
+      const size_t at = static_cast<size_t>(m.position(0) + (from - text.cbegin()));
+      std::printf("%s: a literal tag in the text: ...%s...\n", where.c_str(), around(text, at).c_str());
+      ++failures;
+    }
+    for (size_t at = text.find('`'); at != std::string::npos; at = text.find('`', at + 1)) {
+      std::printf("%s: a stray backtick in the text: ...%s...\n", where.c_str(), around(text, at).c_str());
+      ++failures;
+    }
+    for (std::sregex_iterator it(html.begin(), html.end(), diagram), end; it != end; ++it) {
+      ++diagrams;
+      if (!std::regex_search(it->str(), sizeRule)) {
+        std::printf("%s: a picture without its size rule: %s\n", where.c_str(), it->str().substr(0, 160).c_str());
+        ++failures;
+      }
+    }
+  }
+  std::ifstream in(findings);
+  if (!in) {
+    std::printf("%s: not found: build the docs target first\n", findings.c_str());
+    ++failures;
+  }
+  size_t notes = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("FAIL ", 0) == 0) {
+      std::printf("%s\n", line.substr(5).c_str());
+      ++failures;
+    } else if (line.rfind("NOTE ", 0) == 0) {
+      std::printf("note: %s\n", line.substr(5).c_str());
+      ++notes;
+    }
+  }
+  std::printf("%zu pages and %zu inlined pictures read, %zu problems, %zu notes\n", pages, diagrams, failures, notes);
+  return failures == 0 && pages > 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--lint") return lint(fs::weakly_canonical(argv[2]), argv[3]);
   if (argc != 2 && argc != 3) {
-    std::fprintf(stderr, "usage: check-links <site/html> [<pictures folder>]\n");
+    std::fprintf(stderr, "usage: check-links <site/html> [<pictures folder>]\n       check-links --lint <site/html> <lint-findings.txt>\n");
     return 2;
   }
   const fs::path root = fs::weakly_canonical(argv[1]);

@@ -10,21 +10,30 @@
 // For each lesson, lessons/NN-name/lesson.md becomes lessonNN.md:
 //   - the title line becomes "Lesson NN · <Name>" (short, for the sidebar), with the manifest's
 //     title under it, and previous / next links top and bottom
-//   - "## You will learn" and generated facts (what you need first, reading time, how to run it,
-//     where the whole source is) open the page
-//   - "## N. Title" steps get an anchor, and must match the step marks the program printed
+//   - "## You will learn" and generated facts (the list of steps with their anchors, what you need
+//     first, reading time, how to run it, where the whole source is) open the page
+//   - "## N. Title" steps get an anchor, and must match the step marks the program printed; each
+//     step ends with a folded "same step elsewhere" box: its calls in the runtime, cuda.core and
+//     cuda.bindings (docs/api-map.tsv)
 //   - @OUTPUT N@    what the program printed in step N (docs/output/lessonNN.txt, split on the
 //                   "=== N. Title" lines wb::step prints)
 //   - @OUTPUT@      the whole recorded run, folded
 //   - @STACKS N@    the context stacks the program printed in step N, drawn bottom to top
-//   - @DIAGRAM f@   the SVG the build drew from a .dot file, inlined so it follows the theme
+//   - @DIAGRAM f@   the SVG the build drew from a .dot file, inlined so it follows the theme, with
+//                   a size rule made from its own width and text (never stretched or shrunk
+//                   below readable; it scrolls instead, with a link to it at full size)
 //   - @FIGURE f@    a measured figure that may not be recorded yet (lesson 18's needs two GPUs):
 //                   as @DIAGRAM f@ when docs/output/f.csv exists (the build draws f.svg from it),
 //                   otherwise one line saying that it has not been recorded yet
 //   - @ASSERTIONS@  the suites and cases of tests/lessonNN_name.cpp, each with an anchor
 // and lessonNN_source.md holds the whole program and test file. Beside them: mainpage.md (with the
-// course map), api.md (every Driver API call the course makes, where, and which assertions use
-// it), the pages of docs/pages, and search-data.js for the site's search box.
+// course map), api.md (every Driver API call the course makes, by area: what it does, where, and
+// which assertions use it), cheatsheet.md (each call beside the runtime's and the Python packages'
+// spellings, from docs/api-map.tsv), errors.md (the error atlas: every CUresult the course
+// provokes, with cuda.h's text, docs/errors.tsv's cause and remedy, and the steps and assertions
+// that show it), the pages of docs/pages, and search-data.js for the site's search box. Straight
+// quotes in prose become typographic ones: Doxygen leaves markdown inside "..." unconverted.
+// lint-findings.txt lists for docs.lint what the data files and the course disagree on.
 //
 // It fails, naming the file, when a page and the program's output disagree: a step the page has
 // and the output lacks or the other way round, a title that differs, an absolute path of the
@@ -43,6 +52,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -113,8 +123,106 @@ std::string slugOf(const std::string& text, size_t limit = 60) {
   return slug;
 }
 
-// Markdown would read __managed__ as bold: such names go in code spans.
-std::string codeSpans(const std::string& text) { return std::regex_replace(text, std::regex("(__[a-z]+__)"), "`$1`"); }
+// Markdown would read __managed__ as bold: such names go in code spans, unless they are in one
+// already (wrapping `__managed__` again would leave stray backticks on the page).
+std::string codeSpans(const std::string& text) {
+  static const std::regex name("(__[a-z]+__)");
+  std::string out;
+  size_t from = 0;
+  while (from < text.size()) {
+    const size_t open = text.find('`', from);
+    out += std::regex_replace(text.substr(from, open == std::string::npos ? std::string::npos : open - from), name, "`$1`");
+    if (open == std::string::npos) break;
+    const size_t close = text.find('`', open + 1);
+    out += text.substr(open, close == std::string::npos ? std::string::npos : close + 1 - open);
+    from = close == std::string::npos ? text.size() : close + 1;
+  }
+  return out;
+}
+
+// C++ source with its comments removed and its string and character literals emptied, so that a
+// call named in a comment ("cuCtxCreate_v4 (12050)") or a message is not taken for a call made.
+// A ' between digits is a digit separator (10'000), not a character literal.
+std::string codeOnly(const std::string& t) {
+  std::string out;
+  for (size_t i = 0; i < t.size();) {
+    if (t.compare(i, 2, "//") == 0) {
+      i = t.find('\n', i);
+      if (i == std::string::npos) break;
+    } else if (t.compare(i, 2, "/*") == 0) {
+      const size_t end = t.find("*/", i + 2);
+      i = end == std::string::npos ? t.size() : end + 2;
+      out += ' ';
+    } else if (t[i] == '"' || (t[i] == '\'' && !(i && std::isalnum(static_cast<unsigned char>(t[i - 1]))))) {
+      const char q = t[i];
+      size_t j = i + 1;
+      while (j < t.size() && t[j] != q && t[j] != '\n') j += t[j] == '\\' ? 2 : 1;
+      out += std::string(2, q);
+      i = j + 1;
+    } else {
+      out += t[i++];
+    }
+  }
+  return out;
+}
+
+// Doxygen copies text between straight double quotes without its markdown: a code span in a quote
+// of the reference came out as a literal <tt> tag or stray backticks. Quotes in prose become
+// typographic ones, which Doxygen leaves alone. Untouched: code (fenced, indented, spans), program
+// output, raw HTML and its attributes, and the quoted labels of @ref, \ref and \subpage.
+std::string typographicQuotes(const std::string& md) {
+  std::string out;
+  bool raw = false, fenced = false, inSpan = false, previousBlank = true, previousCode = false;
+  static const std::regex labelled(R"re(^(?:@ref|\\ref|\\subpage)\s+\S+\s+"[^"]*")re");
+  for (const auto& line : lines(md)) {
+    const std::string t = trim(line);
+    if (t.rfind("\\htmlonly", 0) == 0 || t.rfind("\\verbatim", 0) == 0) raw = true;
+    const bool closes = t.find("\\endhtmlonly") != std::string::npos || t.find("\\endverbatim") != std::string::npos;
+    if (t.rfind("```", 0) == 0) fenced = !fenced;
+    const bool indented = line.rfind("    ", 0) == 0 && (previousBlank || previousCode);
+    const bool command = t.rfind("\\snippet", 0) == 0 || t.rfind("\\include", 0) == 0 || t.rfind("\\verbinclude", 0) == 0;
+    if (raw || fenced || t.rfind("```", 0) == 0 || indented || command) {
+      out += line + "\n";
+      if (closes) raw = false;
+      previousCode = indented;
+      previousBlank = t.empty();
+      continue;
+    }
+    previousCode = false;
+    previousBlank = t.empty();
+    if (t.empty()) inSpan = false;  // a code span never crosses a paragraph
+    std::string l;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (c == '`') {
+        inSpan = !inSpan;
+      } else if (!inSpan && c == '<') {  // an HTML tag: its attributes keep their quotes
+        const size_t end = line.find('>', i);
+        if (end != std::string::npos) {
+          l += line.substr(i, end + 1 - i);
+          i = end;
+          continue;
+        }
+      } else if (!inSpan && (c == '@' || c == '\\')) {
+        std::smatch m;
+        const std::string rest = line.substr(i);
+        if (std::regex_search(rest, m, labelled)) {
+          l += m[0];
+          i += m.length(0) - 1;
+          continue;
+        }
+      } else if (!inSpan && c == '"') {
+        const char before = i ? line[i - 1] : ' ';
+        const bool opens = std::isspace(static_cast<unsigned char>(before)) || std::string("([{/-").find(before) != std::string::npos;
+        l += opens ? "\u201c" : "\u201d";
+        continue;
+      }
+      l += c;
+    }
+    out += l + "\n";
+  }
+  return out;
+}
 
 struct Lesson {
   std::string folder, nn, slug, title, proves, program, shortName;
@@ -130,6 +238,78 @@ struct Lesson {
   std::string testFile() const { return "tests/lesson" + nn + "_" + replaceAll(slug, "-", "_") + ".cpp"; }
   std::string testBinary() const { return "build/lessons/lesson" + nn + "_" + replaceAll(slug, "-", "_") + "_tests"; }
   std::string page() const { return "lesson" + nn; }
+};
+
+// ---------------------------------------------------------------- the course's data
+
+// What docs.lint reports: "FAIL ..." lines fail it, "NOTE ..." lines are shown. The generator
+// writes them to lint-findings.txt beside the pages instead of failing, so that docs.build says
+// whether the site builds and docs.lint whether its content is whole.
+std::vector<std::string> lintFindings;
+
+// docs/api-map.tsv: each call the course teaches, its area, purpose, and its runtime, cuda.core and
+// cuda.bindings spellings.
+struct ApiRow {
+  std::string call, area, purpose, runtime, core, bindings;
+};
+struct ApiMap {
+  std::vector<ApiRow> rows;
+  std::vector<std::string> areas;  // in the order they first appear
+  std::map<std::string, size_t> byCall;
+  const ApiRow* find(const std::string& call) const {
+    const auto it = byCall.find(call);
+    return it == byCall.end() ? nullptr : &rows[it->second];
+  }
+};
+
+// Rows of a tab-separated data file after its header line; '#' lines are comments.
+std::vector<std::vector<std::string>> tsvRows(const fs::path& file, size_t columns) {
+  std::vector<std::vector<std::string>> out;
+  bool header = true;
+  size_t number = 0;
+  for (const auto& l : lines(read(file))) {
+    ++number;
+    if (l.empty() || l[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    auto f = split(l, '\t');
+    if (f.size() != columns) {
+      problems.push_back(file.string() + ":" + std::to_string(number) + ": " + std::to_string(f.size()) + " fields, not " +
+                         std::to_string(columns));
+      continue;
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+ApiMap readApiMap(const fs::path& file) {
+  ApiMap map;
+  for (const auto& f : tsvRows(file, 6)) {
+    if (map.byCall.count(f[0])) problems.push_back(file.string() + ": " + f[0] + " is listed twice");
+    map.byCall[f[0]] = map.rows.size();
+    map.rows.push_back({f[0], f[1], f[2], f[3], f[4], f[5]});
+    if (std::find(map.areas.begin(), map.areas.end(), f[1]) == map.areas.end()) map.areas.push_back(f[1]);
+  }
+  if (map.rows.empty()) problems.push_back(file.string() + ": no calls");
+  return map;
+}
+
+// The CUresult table the build generates from cuda.h (cmake/WorkbookErrorTable.cmake).
+struct ErrorEntry {
+  int code;
+  const char* name;
+  const char* text;
+};
+const ErrorEntry kErrorTable[] = {
+#include "cuda_error_table.inc"
+};
+
+// docs/errors.tsv: the usual cause and what to do, per error name.
+struct ErrorNote {
+  std::string cause, todo;
 };
 
 // ---------------------------------------------------------------- recorded output
@@ -232,10 +412,41 @@ std::string inlineSvg(const fs::path& file, const std::string& where) {
     svg = replaceAll(svg, std::string("stroke=\"") + c + "\"", "stroke=\"currentColor\"");
     svg = replaceAll(svg, std::string("fill=\"") + c + "\"", "fill=\"currentColor\"");
   }
-  // Graphviz writes a size in points; the viewBox alone lets CSS scale it to the column.
-  svg = std::regex_replace(svg, std::regex(R"re(<svg width="[^"]*" height="[^"]*")re"), "<svg");
-  svg.insert(4, " class=\"diagram\" data-source=\"" + file.filename().string() + "\"");
-  return "\\htmlonly\n<div class=\"diagram-box\">" + svg + "</div>\n\\endhtmlonly\n";
+  // The size rule, from the picture itself: its natural width (Graphviz writes points, 4/3 px
+  // each), never stretched; narrower only down to where its smallest text is still 11 px; below
+  // that the box scrolls, and a link opens the picture alone at full size.
+  std::smatch m;
+  const size_t tagEnd = svg.find('>');
+  const std::string tag = svg.substr(0, tagEnd);
+  double naturalPx = 0, viewWidth = 0;
+  if (std::regex_search(tag, m, std::regex(R"re(\swidth="([0-9.]+)(pt|px)?")re")))
+    naturalPx = std::stod(m[1]) * (m[2] == "pt" ? 4.0 / 3.0 : 1.0);
+  if (std::regex_search(tag, m, std::regex(R"re(viewBox="[-0-9.]+ [-0-9.]+ ([0-9.]+) [0-9.]+")re"))) viewWidth = std::stod(m[1]);
+  if (naturalPx <= 0 || viewWidth <= 0) {
+    problems.push_back(file.string() + ": no width and viewBox on the <svg> element, so no size rule can be made");
+    return "";
+  }
+  double smallestFont = 0;
+  static const std::regex fontSize(R"re(font-size="([0-9.]+)")re");
+  for (std::sregex_iterator it(svg.begin(), svg.end(), fontSize), end; it != end; ++it) {
+    const double size = std::stod((*it)[1]);
+    if (size > 0 && (smallestFont == 0 || size < smallestFont)) smallestFont = size;
+  }
+  if (smallestFont == 0) smallestFont = 14;  // Graphviz's default
+  const long natural = std::lround(naturalPx);
+  const long minimum = std::min<long>(natural, std::lround(std::ceil(viewWidth * 11.0 / smallestFont)));
+  svg = std::regex_replace(tag, std::regex(R"re(\s(width|height)="[^"]*")re"), "") + svg.substr(tagEnd);
+  svg.insert(4, " class=\"diagram\" data-source=\"" + file.filename().string() + "\" data-natural-width=\"" +
+                    std::to_string(natural) + "\" style=\"width:" + std::to_string(natural) + "px;min-width:" +
+                    std::to_string(minimum) + "px\"");
+  const std::string name = file.stem().string();
+  std::string box = "\\htmlonly\n<div class=\"diagram-box\" id=\"picture_" + name + "\">" + svg + "</div>\n";
+  const std::string full = "<a href=\"" + file.filename().string() + "\">open it alone at full size</a>";
+  if (minimum > 900)  // wider than the text column even at 1280 px
+    box += "<p class=\"diagram-full\">Wider than the page: scroll it sideways, or " + full + ".</p>\n";
+  else if (natural > 480)  // wider than a phone's column
+    box += "<p class=\"diagram-full\">On a narrow screen, scroll it sideways or " + full + ".</p>\n";
+  return box + "\\endhtmlonly\n";
 }
 
 // ---------------------------------------------------------------- test files
@@ -306,8 +517,9 @@ std::map<std::string, Snippet> readSnippets(const fs::path& file) {
   return out;
 }
 
-std::set<std::string> callsIn(const std::string& code) {
+std::set<std::string> callsIn(const std::string& source) {
   static const std::regex call(R"(\b(cu[A-Z][A-Za-z0-9_]*)\s*\()");
+  const std::string code = codeOnly(source);
   std::set<std::string> out;
   for (std::sregex_iterator it(code.begin(), code.end(), call), end; it != end; ++it) out.insert((*it)[1]);
   return out;
@@ -387,7 +599,7 @@ std::string plainText(std::string md) {
   md = std::regex_replace(md, std::regex(R"(\\verbatim[\s\S]*?\\endverbatim)"), " ");
   md = std::regex_replace(md, std::regex(R"(\\(snippet|anchor|ref|subpage|image)\s+\S+)"), " ");
   md = std::regex_replace(md, std::regex(R"(@ref\s+\S+)"), " ");
-  md = std::regex_replace(md, std::regex(R"(\{#[^}]*\}|<[^>]+>|[`*#|]|\[|\]\([^)]*\))"), " ");
+  md = std::regex_replace(md, std::regex(R"(\{#[^}]*\}|<[^>]+>|[`*#|]|\[|\]\([^)]*\)|:?-{3,}:?)"), " ");
   md = std::regex_replace(md, std::regex(R"(\s+)"), " ");
   return trim(md);
 }
@@ -484,6 +696,63 @@ size_t words(const std::string& text) {
   return static_cast<size_t>(std::distance(std::istream_iterator<std::string>(ss), std::istream_iterator<std::string>()));
 }
 
+// What the lesson pages find, for the API index and the error atlas.
+ApiMap api;
+std::map<std::string, std::string> snippetPlaces;  // snippet anchor -> "Lesson 05, step 1: Allocating device memory"
+struct Shown {
+  std::string nn, href, label, line;  // the lesson, its step's link and title, the output line that shows it
+};
+std::map<std::string, std::vector<Shown>> errorsShown;  // CUDA_ERROR_... -> the steps whose output shows it
+
+// A long identifier in a narrow table cell breaks where a reader would: after a dot or an
+// underscore, and between the words of a camel-case name (cuDevice<wbr>Primary<wbr>Ctx...).
+std::string breakable(const std::string& name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (i && std::isupper(static_cast<unsigned char>(name[i])) && std::islower(static_cast<unsigned char>(name[i - 1])))
+      out += "<wbr>";
+    out += html(std::string(1, name[i]));
+    if ((name[i] == '.' || name[i] == '_') && i + 1 < name.size()) out += "<wbr>";
+  }
+  return out;
+}
+
+// A cell of the cheat sheet: names as code, a note in parentheses as text, "none" muted.
+std::string spellingHtml(const std::string& cell) {
+  if (cell == "none") return "<span class=\"none\">none</span>";
+  std::string names = cell, note;
+  if (const size_t paren = cell.find(" ("); paren != std::string::npos) {
+    names = cell.substr(0, paren);
+    note = cell.substr(paren);
+  }
+  std::string out;
+  if (names.rfind("none", 0) == 0) {
+    out = "<span class=\"none\">" + html(names) + "</span>";
+  } else {
+    for (const auto& n : split(names, ','))
+      if (!trim(n).empty()) out += std::string(out.empty() ? "" : ", ") + "<code>" + breakable(trim(n)) + "</code>";
+  }
+  return out + (note.empty() ? "" : "<span class=\"note\">" + html(note) + "</span>");
+}
+
+// "The same step elsewhere": the step's Driver API calls in the runtime and in NVIDIA's Python
+// packages, from docs/api-map.tsv; folded, one line until opened.
+std::string elsewhereBox(const std::set<std::string>& calls) {
+  std::vector<const ApiRow*> rows;
+  for (const auto& c : calls)
+    if (const ApiRow* r = api.find(c)) rows.push_back(r);
+  if (rows.empty()) return "";
+  std::string box = "\\htmlonly\n<details class=\"elsewhere\"><summary>The same step elsewhere: the runtime, cuda.core, "
+                    "cuda.bindings</summary>\n<table class=\"elsewhere-table stack\"><thead><tr><th>Driver API</th><th>"
+                    "Runtime</th><th>cuda.core</th><th>cuda.bindings</th></tr></thead><tbody>\n";
+  for (const ApiRow* r : rows)
+    box += "<tr><td data-label=\"Driver API\"><a href=\"cheatsheet.html#map_" + r->call + "\"><code>" + breakable(r->call) +
+           "</code></a></td><td data-label=\"Runtime\">" + spellingHtml(r->runtime) + "</td><td data-label=\"cuda.core\">" +
+           spellingHtml(r->core) + "</td><td data-label=\"cuda.bindings\">" + spellingHtml(r->bindings) + "</td></tr>\n";
+  return box + "</tbody></table>\n<p class=\"elsewhere-more\">Every call side by side: <a href=\"cheatsheet.html\">the "
+               "cheat sheet</a>.</p></details>\n\\endhtmlonly\n";
+}
+
 void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& images, const std::vector<Lesson>& all,
                 size_t index, std::map<std::string, std::set<std::string>>& quotedSnippets) {
   const Lesson& l = all[index];
@@ -518,11 +787,26 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   std::set<int> stepsOnPage, stepsPlaced;
   std::string text;
   size_t codeLines = 0;
+  // The page's sections, for the step list at the top: (anchor, title, step number or 0).
+  std::vector<std::tuple<std::string, std::string, int>> sections;
+  int currentStep = 0;
+  std::string currentTitle;
+  std::set<std::string> stepCalls;  // the Driver API calls the current step's snippets make
+  std::map<std::string, std::map<std::string, Snippet>> otherSnippets;
+  const auto endOfSection = [&] {
+    if (currentStep) text += elsewhereBox(stepCalls);
+    stepCalls.clear();
+  };
+  static const std::regex anchored(R"(^## (.*?)\s*\{#([A-Za-z0-9_]+)\}\s*$)");
   for (const auto& line : body) {
     std::smatch m;
+    if (line.rfind("## ", 0) == 0) endOfSection();
     if (std::regex_match(line, m, step)) {
       const int n = std::stoi(m[1]);
       stepsOnPage.insert(n);
+      currentStep = n;
+      currentTitle = m[2];
+      sections.emplace_back(l.page() + "_step" + std::to_string(n), std::string(m[2]), n);
       if (rec.exists && rec.titles.count(n) && rec.titles.at(n) != std::string(m[2]))
         problems.push_back(where + ": step " + std::to_string(n) + " is \"" + std::string(m[2]) +
                            "\" on the page but \"" + rec.titles.at(n) + "\" in what the program printed");
@@ -532,7 +816,13 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
     }
     if (std::regex_match(line, m, other) && line.find("{#") == std::string::npos) {
       text += line + " {#" + l.page() + "_" + slugOf(m[1], 40) + "}\n";
+      sections.emplace_back(l.page() + "_" + slugOf(m[1], 40), std::string(m[1]), 0);
+      currentStep = 0;
       continue;
+    }
+    if (std::regex_match(line, m, anchored)) {
+      sections.emplace_back(std::string(m[2]), std::string(m[1]), 0);
+      currentStep = 0;
     }
     if (std::regex_match(line, m, snippetLine)) {
       const std::string file = m[1], name = m[2];
@@ -540,6 +830,11 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
       quotedSnippets[file].insert(name);
       if (file == "lessons/" + l.folder + "/main.cpp" && snippets.count(name))
         codeLines += lines(snippets.at(name).body).size();
+      if (!otherSnippets.count(file)) otherSnippets[file] = readSnippets(repo / file);
+      if (otherSnippets[file].count(name))
+        for (const auto& c : callsIn(otherSnippets[file].at(name).body)) stepCalls.insert(c);
+      snippetPlaces[l.page() + "_snippet_" + slugOf(name)] =
+          "Lesson " + l.nn + (currentStep ? ", step " + std::to_string(currentStep) + ": " + currentTitle : "");
       continue;
     }
     if (line == "@@FACTS@@") {
@@ -564,6 +859,14 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
           problems.push_back(where + ": @" + kind + " " + arg + "@ but the program printed no step " + arg);
         } else {
           expanded += kind == "OUTPUT" ? outputBlock(rec.steps.at(n)) : stackDiagram(rec.steps.at(n), where);
+          static const std::regex error(R"(\bCUDA_ERROR_[A-Z0-9_]+)");
+          std::set<std::string> seen;
+          for (const auto& o : rec.steps.at(n))
+            for (std::sregex_iterator e(o.begin(), o.end(), error), end; e != end; ++e)
+              if (seen.insert(e->str()).second)
+                errorsShown[e->str()].push_back({l.nn, l.page() + ".html#" + l.page() + "_step" + std::to_string(n),
+                                                 "Lesson " + l.nn + ", step " + std::to_string(n) + ": " + rec.titles.at(n),
+                                                 trim(o)});
         }
       } else if (kind == "DIAGRAM") {
         expanded += inlineSvg(images / (arg + ".svg"), where);
@@ -584,6 +887,7 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
     }
     text += expanded + rest + "\n";
   }
+  endOfSection();
   if (rec.exists)
     for (const auto& [n, title] : rec.titles)
       if (!stepsPlaced.count(n))
@@ -599,11 +903,22 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   // would split a markdown <div> at every paragraph).
   const size_t proseWords = words(text);
   const size_t minutes = std::max<size_t>(1, static_cast<size_t>(std::ceil(proseWords / 200.0 + codeLines / 40.0)));
-  std::string facts = "\\htmlonly\n<div class=\"lesson-facts\">\n<p class=\"lesson-title\">" + inlineHtml(l.title, all) +
-                      "</p>\n<p><b>You will learn</b></p>\n" + blockHtml(learn, all);
+  std::string facts = "\\htmlonly\n<div class=\"lesson-facts\">\n<p class=\"lesson-title\">" + inlineHtml(l.title, all) + "</p>\n";
+  // The step list: every "## N. Title" with its anchor, then the page's other sections.
+  std::string stepItems, otherItems;
+  for (const auto& [anchor, title, n] : sections) {
+    if (n)
+      stepItems += "<li value=\"" + std::to_string(n) + "\"><a href=\"#" + anchor + "\">" + inlineHtml(title, all) + "</a></li>\n";
+    else
+      otherItems += std::string(otherItems.empty() ? "" : " · ") + "<a href=\"#" + anchor + "\">" + inlineHtml(title, all) + "</a>";
+  }
+  if (!stepItems.empty())
+    facts += "<nav class=\"step-list\" aria-label=\"The steps of this lesson\"><p><b>Steps</b></p>\n<ol>\n" + stepItems +
+             "</ol>\n" + (otherItems.empty() ? "" : "<p class=\"step-more\">Also on this page: " + otherItems + "</p>\n") + "</nav>\n";
+  facts += "<p><b>You will learn</b></p>\n" + blockHtml(learn, all);
   facts += "<p><b>You need</b> ";
   if (l.needs.empty()) {
-    facts += "nothing from earlier lessons: this is where the course starts. ";
+    facts += index == 0 ? "nothing from earlier lessons: this is where the course starts. " : "nothing from earlier lessons. ";
   } else {
     for (size_t i = 0; i < l.needs.size(); ++i)
       facts += (i ? (i + 1 == l.needs.size() ? " and " : ", ") : "") + inlineHtml("@ref lesson" + l.needs[i], all);
@@ -623,7 +938,7 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
 
   const std::string heading = "# Lesson " + l.nn + " · " + l.name() + " {#" + l.page() + "}";
   const std::string page = heading + "\n\n" + nav(all, index) + "\n\n" + text + "\n" + nav(all, index) + "\n";
-  write(out / (l.page() + ".md"), page);
+  write(out / (l.page() + ".md"), typographicQuotes(page));
   indexSections(text, "Lesson " + l.nn + " · " + l.name(), l.page() + ".html");
   searchEntries.push_back({"Lesson " + l.nn + " · " + l.name(), l.page() + ".html", l.title, plainText(learn + l.proves)});
 
@@ -636,65 +951,294 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   write(out / (l.page() + "_source.md"), source);
 }
 
-// ---------------------------------------------------------------- the API index
+// ---------------------------------------------------------------- the API index and the cheat sheet
+
+std::string areaAnchor(const std::string& prefix, const std::string& area) { return prefix + slugOf(area, 40); }
+
+// Where a test case is, and what to call it: its anchor on its lesson's page, "lesson05.bandwidth"
+// (the suite as the README writes it) and its name.
+struct TestRef {
+  std::string href, suite, name;
+};
+
+TestRef testRef(const Lesson& l, const TestCase& t) {
+  return {l.page() + ".html#" + t.anchor, "lesson" + l.nn + "." + t.suite, t.name};
+}
+
+std::string testItem(const TestRef& t, const std::vector<Lesson>& all) {
+  return "<li><a href=\"" + t.href + "\">" + html(t.suite) + "</a>: " + inlineHtml(t.name, all) + "</li>\n";
+}
+
+// The calls each lesson's program and the shared helpers make: what the cheat sheet may list.
+struct CourseCalls {
+  std::map<std::string, std::set<std::string>> byCall;  // call -> lesson numbers
+  std::set<std::string> helpers;                        // calls in common/
+};
+
+CourseCalls courseCalls(const fs::path& repo, const std::vector<Lesson>& all) {
+  CourseCalls c;
+  for (const auto& l : all)
+    for (const auto& call : callsIn(read(repo / "lessons" / l.folder / "main.cpp"))) c.byCall[call].insert(l.nn);
+  for (const auto& e : fs::directory_iterator(repo / "common"))
+    if (e.path().extension() == ".cpp" || e.path().extension() == ".hpp")
+      for (const auto& call : callsIn(read(e.path()))) c.helpers.insert(call);
+  return c;
+}
 
 void apiPage(const fs::path& repo, const fs::path& out, const std::vector<Lesson>& all,
              const std::map<std::string, std::set<std::string>>& quoted) {
   struct Use {
     std::set<std::string> lessons;                          // lesson numbers
-    std::vector<std::pair<std::string, std::string>> snippets;  // (anchor, label)
-    std::vector<std::pair<std::string, std::string>> tests;     // (anchor, case name)
+    std::vector<std::pair<std::string, std::string>> snippets;  // (anchor, where)
+    std::vector<TestRef> tests;
     bool helper = false;
   };
+  const CourseCalls calls = courseCalls(repo, all);
   std::map<std::string, Use> uses;
+  for (const auto& [call, lessons] : calls.byCall) uses[call].lessons = lessons;
+  for (const auto& call : calls.helpers) uses[call].helper = true;
   for (const auto& l : all) {
     const fs::path program = repo / "lessons" / l.folder / "main.cpp";
-    for (const auto& c : callsIn(read(program))) uses[c].lessons.insert(l.nn);
     const std::string file = "lessons/" + l.folder + "/main.cpp";
     for (const auto& [name, s] : readSnippets(program))
-      if (quoted.count(file) && quoted.at(file).count(name))
-        for (const auto& c : callsIn(s.body)) uses[c].snippets.push_back({l.page() + "_snippet_" + slugOf(name), l.nn + " " + name});
+      if (quoted.count(file) && quoted.at(file).count(name)) {
+        const std::string anchor = l.page() + "_snippet_" + slugOf(name);
+        const auto place = snippetPlaces.find(anchor);
+        for (const auto& c : callsIn(s.body))
+          uses[c].snippets.push_back({anchor, place != snippetPlaces.end() ? place->second : "Lesson " + l.nn});
+      }
     for (const auto& t : readTests(repo / l.testFile(), l.nn))
-      for (const auto& c : callsIn(t.body)) uses[c].tests.push_back({t.anchor, t.name});
+      for (const auto& c : callsIn(t.body)) uses[c].tests.push_back(testRef(l, t));
   }
-  for (const auto& e : fs::directory_iterator(repo / "common"))
-    if (e.path().extension() == ".cpp" || e.path().extension() == ".hpp")
-      for (const auto& c : callsIn(read(e.path()))) uses[c].helper = true;
+
+  // Each call under its area (api-map.tsv's order), the calls the map lacks last.
+  std::map<std::string, std::vector<std::string>> byArea;
+  const std::string otherArea = "Other calls (tests and helpers only)";
+  for (const auto& [call, u] : uses) {
+    const ApiRow* row = api.find(call);
+    byArea[row ? row->area : otherArea].push_back(call);
+  }
+  std::vector<std::string> areas = api.areas;
+  if (byArea.count(otherArea)) areas.push_back(otherArea);
 
   std::string md = "# Driver API index {#api}\n\n"
-                   "Every Driver API call the course makes, generated from the lessons, the shared helpers and the "
-                   "tests. For each: the lessons whose programs call it, the quoted code that shows it, the "
-                   "assertions that exercise it, and the section of NVIDIA's Driver API reference that documents "
-                   "it. The search box finds every name here.\n\n"
-                   "| Call | Lessons | Quoted in | Assertions | Reference |\n|---|---|---|---|---|\n";
+                   "Every Driver API call the course makes, by area, each with what it does, the lessons whose "
+                   "programs call it, the steps that quote it, the assertions that exercise it (named by suite and "
+                   "case) and NVIDIA's reference. Its runtime and Python spellings are on @ref cheatsheet; the "
+                   "errors the course provokes are on @ref errors. The search box finds every name here.\n\n"
+                   "\\htmlonly\n<p class=\"area-links\">";
+  for (size_t i = 0; i < areas.size(); ++i)
+    if (byArea.count(areas[i]))
+      md += std::string(i ? " · " : "") + "<a href=\"#" + areaAnchor("api_", areas[i]) + "\">" + html(areas[i]) + "</a>";
+  md += "</p>\n\\endhtmlonly\n\n";
   size_t count = 0;
-  for (const auto& [call, u] : uses) {
-    if (u.lessons.empty() && u.tests.empty() && !u.helper) continue;
-    ++count;
-    std::string lessonsCell, quotedCell, testsCell;
-    for (const auto& nn : u.lessons) lessonsCell += (lessonsCell.empty() ? "" : ", ") + std::string("@ref lesson") + nn + " \"" + nn + "\"";
-    if (u.helper) lessonsCell += std::string(lessonsCell.empty() ? "" : ", ") + "@ref shared_code \"helpers\"";
-    std::set<std::string> seen;
-    for (const auto& [anchor, label] : u.snippets)
-      if (seen.insert(anchor).second) quotedCell += (quotedCell.empty() ? "" : ", ") + std::string("@ref ") + anchor + " \"" + label + "\"";
-    size_t n = 0;
-    seen.clear();
-    for (const auto& [anchor, name] : u.tests)
-      if (seen.insert(anchor).second) {
-        ++n;
-        testsCell += (n > 1 ? " " : "") + std::string("@ref ") + anchor + " \"" + std::to_string(n) + "\"";
+  for (const auto& area : areas) {
+    if (!byArea.count(area)) continue;
+    md += "## " + area + " {#" + areaAnchor("api_", area) + "}\n\n";
+    for (const auto& call : byArea.at(area)) {
+      const Use& u = uses.at(call);
+      const ApiRow* row = api.find(call);
+      ++count;
+      std::string where;
+      if (!u.lessons.empty()) {
+        where = "Lesson" + std::string(u.lessons.size() > 1 ? "s " : " ");
+        size_t i = 0;
+        for (const auto& nn : u.lessons)
+          where += std::string(i++ ? ", " : "") + "<a href=\"lesson" + nn + ".html\">" + nn + "</a>";
       }
-    md += "| \\anchor api_" + call + " `" + call + "` | " + (lessonsCell.empty() ? "tests only" : lessonsCell) + " | " +
-          (quotedCell.empty() ? "-" : quotedCell) + " | " + (testsCell.empty() ? "-" : testsCell) + " | [reference](" +
-          referenceFor(call) + ") |\n";
-    std::string described = "Driver API call used in lessons ";
-    for (const auto& nn : u.lessons) described += nn + " ";
-    for (const auto& [anchor, name] : u.tests) described += name + ". ";
-    searchEntries.push_back({call, "api.html#api_" + call, call, described});
+      if (u.helper) where += std::string(where.empty() ? "" : " · ") + "the <a href=\"shared_code.html\">shared code</a>";
+      if (where.empty()) where = "tests only";
+      where += " · <a href=\"" + referenceFor(call) + "\">NVIDIA's reference</a>";
+      if (row) where += " · <a href=\"cheatsheet.html#map_" + call + "\">runtime and Python</a>";
+      std::string entry = "\\anchor api_" + call + "\n\\htmlonly\n<div class=\"api-entry\">\n<p class=\"api-head\"><code>" + call +
+                          "</code> <span class=\"api-purpose\">" + (row ? html(row->purpose) : "") + "</span></p>\n" +
+                          "<p class=\"api-where\">" + where + "</p>\n";
+      std::set<std::string> seen;
+      std::string quotedIn;
+      for (const auto& [anchor, place] : u.snippets)  // one link a step, however many of its snippets call it
+        if (seen.insert(place).second)
+          quotedIn += std::string(quotedIn.empty() ? "" : "; ") + "<a href=\"" + anchor.substr(0, 8) + ".html#" + anchor + "\">" +
+                      html(place) + "</a>";
+      if (!quotedIn.empty()) entry += "<p class=\"api-quoted\">Quoted in " + quotedIn + "</p>\n";
+      seen.clear();
+      std::string tests;
+      size_t n = 0;
+      for (const auto& t : u.tests)
+        if (seen.insert(t.href).second) {
+          tests += testItem(t, all);
+          ++n;
+        }
+      if (n)
+        entry += "<details class=\"api-tests\"><summary>" + std::to_string(n) + " assertion" + (n == 1 ? "" : "s") +
+                 " exercise it</summary>\n<ul>\n" + tests + "</ul>\n</details>\n";
+      md += entry + "</div>\n\\endhtmlonly\n\n";
+      std::string described = (row ? row->purpose + " " : "") + "Driver API call used in lessons ";
+      for (const auto& nn : u.lessons) described += nn + " ";
+      for (const auto& t : u.tests) described += t.name + ". ";
+      searchEntries.push_back({call, "api.html#api_" + call, call, described});
+    }
   }
-  md += "\n" + std::to_string(count) + " calls. The numbers under Assertions link to the test cases, in the order of "
-        "the lessons' test files; each lesson's page lists them by name.\n";
-  write(out / "api.md", md);
+  md += std::to_string(count) + " calls.\n";
+  write(out / "api.md", typographicQuotes(md));
+}
+
+// The cheat sheet: every call the course teaches, its runtime equivalent and its spellings in
+// NVIDIA's Python packages, from docs/api-map.tsv. docs.lint holds the map to the course: a call
+// no lesson makes fails it, a call the lessons make and the map lacks is reported.
+void cheatsheetPage(const fs::path& repo, const fs::path& out, const std::vector<Lesson>& all) {
+  const CourseCalls calls = courseCalls(repo, all);
+  for (const auto& r : api.rows)
+    if (!calls.byCall.count(r.call) && !calls.helpers.count(r.call))
+      lintFindings.push_back("FAIL docs/api-map.tsv: " + r.call +
+                             " is in the cheat sheet but no lesson program or shared helper calls it");
+  for (const auto& [call, lessons] : calls.byCall)
+    if (!api.find(call))
+      lintFindings.push_back("NOTE docs/api-map.tsv lacks " + call + ", which lesson " + *lessons.begin() + " calls");
+
+  std::string md = "# Driver, runtime, cuda.core {#cheatsheet}\n\n"
+                   "Every Driver API call the course teaches, beside the CUDA runtime's call for the same job and its "
+                   "spelling in NVIDIA's Python packages: `cuda.core` (the Pythonic layer; names relative to the "
+                   "package, as in `cuda.core.Device`) and `cuda.bindings` (one Python function per C call). "
+                   "Runtime names are those of CUDA 13.0's `cuda_runtime_api.h`; *none* means the other layer "
+                   "has no call for that job, and a note in parentheses says what stands in for it. Generated "
+                   "from `docs/api-map.tsv`, which also gives each lesson step its \"same step elsewhere\" box; "
+                   "on a GPU machine, ctest `docs.python-names` checks that every Python name here exists in "
+                   "the installed packages.\n\n\\htmlonly\n<p class=\"area-links\">";
+  for (size_t i = 0; i < api.areas.size(); ++i)
+    md += std::string(i ? " · " : "") + "<a href=\"#" + areaAnchor("cheatsheet_", api.areas[i]) + "\">" + html(api.areas[i]) + "</a>";
+  md += "</p>\n\\endhtmlonly\n\n";
+  for (const auto& area : api.areas) {
+    md += "## " + area + " {#" + areaAnchor("cheatsheet_", area) + "}\n\n\\htmlonly\n<table class=\"cheatsheet stack\">"
+          "<thead><tr><th>Driver API</th><th>What it does</th><th>Runtime</th><th>cuda.core</th><th>cuda.bindings</th>"
+          "</tr></thead><tbody>\n";
+    for (const auto& r : api.rows) {
+      if (r.area != area) continue;
+      md += "<tr id=\"map_" + r.call + "\"><td data-label=\"Driver API\"><a href=\"api.html#api_" + r.call + "\"><code>" +
+            breakable(r.call) + "</code></a></td><td data-label=\"What it does\">" + html(r.purpose) + "</td><td data-label=\"Runtime\">" +
+            spellingHtml(r.runtime) + "</td><td data-label=\"cuda.core\">" + spellingHtml(r.core) +
+            "</td><td data-label=\"cuda.bindings\">" + spellingHtml(r.bindings) + "</td></tr>\n";
+      searchEntries.push_back({r.call + " elsewhere", "cheatsheet.html#map_" + r.call, r.call + " " + r.runtime + " " + r.core,
+                               r.purpose + " Runtime: " + r.runtime + ". cuda.core: " + r.core + ". cuda.bindings: " + r.bindings + "."});
+    }
+    md += "</tbody></table>\n\\endhtmlonly\n\n";
+  }
+  md += std::to_string(api.rows.size()) + " calls.\n";
+  write(out / "cheatsheet.md", typographicQuotes(md));
+}
+
+// ---------------------------------------------------------------- the error atlas
+
+// Every CUresult the course provokes: shown in a recorded output, or compared against in a lesson's
+// program or a test (==, !=, case) or named by a test case. For each: its code and cuda.h's text,
+// the usual cause and what to do (docs/errors.tsv, which docs.lint requires for each), the steps
+// whose output shows it and the assertions that check it.
+void errorsPage(const fs::path& repo, const fs::path& out, const std::vector<Lesson>& all) {
+  std::map<std::string, ErrorNote> notes;
+  for (const auto& f : tsvRows(repo / "docs" / "errors.tsv", 3)) notes[f[0]] = {f[1], f[2]};
+  std::map<std::string, const ErrorEntry*> table;
+  for (const auto& e : kErrorTable) table[e.name] = &e;
+
+  static const std::regex compared(R"((?:==|!=|case)\s*(CUDA_ERROR_[A-Z0-9_]+)|(CUDA_ERROR_[A-Z0-9_]+)\s*(?:==|!=))");
+  static const std::regex named(R"(\bCUDA_ERROR_[A-Z0-9_]+)");
+  const auto comparedIn = [](const std::string& source) {
+    std::set<std::string> out;
+    const std::string code = codeOnly(source);
+    for (std::sregex_iterator it(code.begin(), code.end(), compared), end; it != end; ++it)
+      out.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
+    return out;
+  };
+  std::map<std::string, std::vector<TestRef>> checkedBy;
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> inPrograms;  // name -> (href, where)
+  std::set<std::string> provoked;
+  for (const auto& [name, shown] : errorsShown) provoked.insert(name);
+  for (const auto& l : all) {
+    for (const auto& t : readTests(repo / l.testFile(), l.nn)) {
+      std::set<std::string> here = comparedIn(t.body);
+      for (std::sregex_iterator it(t.name.begin(), t.name.end(), named), end; it != end; ++it) here.insert(it->str());
+      for (const auto& name : here) {
+        checkedBy[name].push_back(testRef(l, t));
+        provoked.insert(name);
+      }
+    }
+    const std::string program = "lessons/" + l.folder + "/main.cpp";
+    const std::set<std::string> inProgram = comparedIn(read(repo / program));
+    for (const auto& name : inProgram) {
+      provoked.insert(name);
+      bool quotedHere = false;
+      for (const auto& [snippet, s] : readSnippets(repo / program)) {
+        const std::string anchor = l.page() + "_snippet_" + slugOf(snippet);
+        if (!comparedIn(s.body).count(name) || !snippetPlaces.count(anchor)) continue;
+        inPrograms[name].push_back({l.page() + ".html#" + anchor, snippetPlaces.at(anchor)});
+        quotedHere = true;
+      }
+      if (!quotedHere) inPrograms[name].push_back({l.page() + "_source.html", "Lesson " + l.nn + "'s program"});
+    }
+  }
+  for (const auto& name : provoked) {
+    if (!table.count(name)) lintFindings.push_back("FAIL " + name + " is provoked by the course but is not in cuda.h's CUresult");
+    if (!notes.count(name))
+      lintFindings.push_back("FAIL docs/errors.tsv has no cause and remedy for " + name + ", which the course provokes");
+  }
+  for (const auto& [name, note] : notes)
+    if (!provoked.count(name)) lintFindings.push_back("NOTE docs/errors.tsv: " + name + " is no longer provoked by the course");
+
+  std::string md = "# Error atlas {#errors}\n\n"
+                   "Every `CUresult` the course provokes, with its code and the text `cuda.h` gives it, its usual "
+                   "cause and what to do, the lesson steps whose recorded output shows it and the assertions that "
+                   "check it. Generated from the lessons' programs, their tests and their recorded outputs, so a "
+                   "new error in any of them appears here (and docs.lint asks for its notes in "
+                   "`docs/errors.tsv`). The sticky ones, after which the context is unusable, say so. The names "
+                   "and texts of every other code are in NVIDIA's reference, `CUresult`.\n\n\\htmlonly\n<p class=\"area-links\">";
+  size_t i = 0;
+  for (const auto& name : provoked)
+    md += std::string(i++ ? " · " : "") + "<a href=\"#error_" + name + "\"><code>" + name.substr(11) + "</code></a>";
+  md += "</p>\n\\endhtmlonly\n\n";
+  for (const auto& name : provoked) {
+    const ErrorEntry* e = table.count(name) ? table.at(name) : nullptr;
+    const auto note = notes.find(name);
+    md += "## " + name + " {#error_" + name + "}\n\n\\htmlonly\n<div class=\"error-entry\">\n<p class=\"error-code\"><code>" + name +
+          "</code> = " + (e ? std::to_string(e->code) : "?") + ". <span class=\"error-text\">" + (e ? html(e->text) : "") +
+          "</span> <span class=\"error-source\">(cuda.h)</span></p>\n";
+    if (note != notes.end())
+      md += "<p><b>Usual cause.</b> " + inlineHtml(note->second.cause, all) + "</p>\n<p><b>What to do.</b> " +
+            inlineHtml(note->second.todo, all) + "</p>\n";
+    if (errorsShown.count(name)) {
+      md += "<p><b>Seen in</b></p>\n<ul class=\"error-places\">\n";
+      for (const auto& s : errorsShown.at(name)) {
+        // The output line, cut to about 150 characters around the error's name.
+        const size_t at = s.line.find(name), from = at > 70 && s.line.size() > 150 ? at - 70 : 0;
+        std::string line = s.line.substr(from, 150);
+        if (from) line = "..." + line;
+        if (from + 150 < s.line.size()) line += "...";
+        md += "<li><a href=\"" + s.href + "\">" + html(s.label) + "</a><br/><code class=\"output-line\">" + html(line) + "</code></li>\n";
+      }
+      md += "</ul>\n";
+    }
+    if (inPrograms.count(name)) {
+      md += "<p><b>Compared in</b> ";
+      std::set<std::string> seen;
+      size_t k = 0;
+      for (const auto& [href, where] : inPrograms.at(name))
+        if (seen.insert(href).second) md += std::string(k++ ? "; " : "") + "<a href=\"" + href + "\">" + html(where) + "</a>";
+      md += "</p>\n";
+    }
+    if (checkedBy.count(name)) {
+      md += "<p><b>Checked by</b></p>\n<ul class=\"error-tests\">\n";
+      std::set<std::string> seen;
+      for (const auto& t : checkedBy.at(name))
+        if (seen.insert(t.href).second) md += testItem(t, all);
+      md += "</ul>\n";
+    }
+    md += "</div>\n\\endhtmlonly\n\n";
+    std::string words = replaceAll(name.substr(11), "_", " ");
+    std::transform(words.begin(), words.end(), words.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    searchEntries.push_back({name, "errors.html#error_" + name,
+                             name + " " + words + " " + (e ? std::to_string(e->code) : ""),
+                             (e ? std::string(e->text) + " " : "") +
+                                 (note != notes.end() ? note->second.cause + " " + note->second.todo : "")});
+  }
+  md += std::to_string(provoked.size()) + " errors.\n";
+  write(out / "errors.md", typographicQuotes(md));
 }
 
 }  // namespace
@@ -734,6 +1278,7 @@ int main(int argc, char** argv) {
   fs::remove_all(out);
   fs::create_directories(out);
 
+  api = readApiMap(repo / "docs" / "api-map.tsv");
   std::map<std::string, std::set<std::string>> quoted;
   for (size_t i = 0; i < all.size(); ++i) lessonPage(repo, out, images, all, i, quoted);
 
@@ -743,18 +1288,23 @@ int main(int argc, char** argv) {
   std::string main = read(repo / "docs" / "mainpage.md");
   if (main.find("@COURSE_MAP@") == std::string::npos) problems.push_back("docs/mainpage.md: @COURSE_MAP@ is missing");
   main = replaceAll(main, "@COURSE_MAP@", map);
-  write(out / "mainpage.md", main);
+  write(out / "mainpage.md", typographicQuotes(main));
   searchEntries.push_back({"The CUDA Driver API workbook", "index.html", "course start", plainText(main)});
 
   for (const auto& e : fs::directory_iterator(repo / "docs" / "pages")) {
     if (e.path().extension() != ".md") continue;
     const std::string md = read(e.path());
-    fs::copy_file(e.path(), out / e.path().filename(), fs::copy_options::overwrite_existing);
+    write(out / e.path().filename(), typographicQuotes(md));
     std::smatch m;
     static const std::regex title(R"(^# (.*?)\s*\{#([A-Za-z0-9_]+)\})");
     if (std::regex_search(md, m, title)) indexSections(md, m[1], std::string(m[2]) + ".html");
   }
   apiPage(repo, out, all, quoted);
+  cheatsheetPage(repo, out, all);
+  errorsPage(repo, out, all);
+  std::string findings;
+  for (const auto& f : lintFindings) findings += f + "\n";
+  write(out / "lint-findings.txt", findings);
 
   std::string data = "// Generated by generate-pages: what the search box searches. Do not edit.\nvar WB_SEARCH = [\n";
   for (const auto& e : searchEntries)
