@@ -9,6 +9,12 @@
 #                                           nvcc; the lesson then links the CUDA runtime as well
 #            [LIBRARIES <target>...]        further libraries (CMake targets, e.g. CUDA::nvrtc) linked
 #                                           into the program, its test binary and its exercise binaries
+#            [DRIVER_AT_RUN_TIME]           the program opens libcuda with dlopen (common/loaded_driver.hpp)
+#                                           and must start without it: it links with --as-needed, so the
+#                                           driver that workbook::common names is dropped when nothing in
+#                                           the program calls it directly (its tests must check the
+#                                           program's DT_NEEDED); program, tests and exercises get
+#                                           workbook::machine (the loaded driver, the ELF reader)
 #            [SANITIZE_EXCLUDE <suite>...]  suites the sanitize target leaves out for this lesson, beside
 #                                           WORKBOOK_SANITIZE_EXCLUDED_SUITES (say why where they are)
 #            [SANITIZE_PARENT_ONLY]         compute-sanitizer checks the program and its test binary
@@ -65,7 +71,7 @@ function(_workbook_gpu_test name labels)
 endfunction()
 
 function(add_lesson folder)
-  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY" "TITLE;PROVES;SHORT" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;ALONE_SUITES;NEEDS;RUNTIME_SOURCES;SANITIZE_EXCLUDE;SERIAL_EXERCISES;LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY;DRIVER_AT_RUN_TIME" "TITLE;PROVES;SHORT" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;ALONE_SUITES;NEEDS;RUNTIME_SOURCES;SANITIZE_EXCLUDE;SERIAL_EXERCISES;LIBRARIES")
   if(NOT folder MATCHES "^([0-9][0-9])-([a-z0-9-]+)$")
     message(FATAL_ERROR "add_lesson(${folder}): a lesson folder is NN-name, e.g. 05-memory")
   endif()
@@ -75,9 +81,9 @@ function(add_lesson folder)
   if(NOT L_TITLE OR NOT L_PROVES)
     message(FATAL_ERROR "add_lesson(${folder}): TITLE and PROVES are required (the course map shows both)")
   endif()
+  # The course starts at lesson 00 (your machine) and goes on without gaps.
   get_property(previous GLOBAL PROPERTY WORKBOOK_LESSONS)
-  list(LENGTH previous count)
-  math(EXPR expected "${count} + 1")
+  list(LENGTH previous expected)
   if(NOT nn EQUAL expected)
     message(FATAL_ERROR "add_lesson(${folder}): lessons are numbered in order; expected ${expected} here")
   endif()
@@ -105,6 +111,12 @@ function(add_lesson folder)
       target_include_directories(${target} PRIVATE "${CMAKE_SOURCE_DIR}/lessons/${folder}")
       target_link_libraries(${target} PRIVATE CUDA::cudart)
     endforeach()
+  endif()
+  # A lesson whose program must start without a driver (21) opens it at run time; nothing it calls
+  # names libcuda, so --as-needed leaves libcuda.so.1 out of its DT_NEEDED.
+  if(L_DRIVER_AT_RUN_TIME)
+    list(APPEND L_LIBRARIES workbook::machine)
+    target_link_options(${program} PRIVATE "LINKER:--as-needed")
   endif()
   # A lesson about a toolkit library beside the driver (19: NVRTC and nvJitLink) links it into both.
   if(L_LIBRARIES)
@@ -260,7 +272,9 @@ function(workbook_finish_course)
     endif()
   endforeach()
 
+  # "[5/19]": each lesson's number of the last one's, lesson 00 the first ("[0/19]").
   list(LENGTH lessons total)
+  math(EXPR total "${total} - 1")
   set(manifest "")
   set(sanitize "")
   foreach(folder IN LISTS lessons)

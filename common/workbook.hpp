@@ -22,6 +22,7 @@ constexpr int kExitNoGpu = 2;         // no usable driver or device: the stub dr
 constexpr int kExitBadImage = 3;      // a kernel image is missing or damaged: the message names the file
 constexpr int kExitEnvironment = 4;   // a CUDA environment variable is set under which the lesson cannot teach
 constexpr int kExitContradicted = 5;  // the run did not show what the page explains: the message says what it showed
+constexpr int kExitNeedsAction = 6;   // lesson 00: a finding about this machine needs action: the report says what to do
 constexpr int kExitUsage = 64;        // bad command line
 
 // Marks the start of a lesson's step in what it prints: "=== 3. Push, pop, set". A heading for the
