@@ -220,9 +220,17 @@ int runCourse(const char* manifest) {
   }
   const Probe p = probe();
   if (p.verdict != Verdict::Usable) {
-    std::printf("The lessons could not run on this machine: %s.\n"
+    // Lesson 00 (your machine) opens the driver itself and says what is missing: it runs anyway.
+    if (!lessons.empty() && lessons.front().place.rfind("[0/", 0) == 0) {
+      std::printf("%s %s\n", lessons.front().place.c_str(), lessons.front().title.c_str());
+      std::fflush(stdout);
+      spawnAndWait(lessons.front().argv);
+    }
+    std::printf("\nThe lessons could not run on this machine: %s.\n"
                 "Every lesson was built. To run them you need the NVIDIA driver and a CUDA device;\n"
-                "`cmake --workflow --preset test` runs the tests that need neither.\n",
+                "`cmake --workflow --preset test` runs the tests that need neither. Meanwhile read them with\n"
+                "every step's recorded output: `cmake --build build --target docs`, then open\n"
+                "build/site/html/index.html.\n",
                 p.reason.c_str());
     return p.verdict == Verdict::Skip ? kSkip : kBroken;
   }

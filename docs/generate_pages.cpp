@@ -924,7 +924,10 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
       facts += (i ? (i + 1 == l.needs.size() ? " and " : ", ") : "") + inlineHtml("@ref lesson" + l.needs[i], all);
     facts += ". ";
   }
-  facts += "To run it, a CUDA device of compute capability 7.5 or newer";
+  if (l.nn == "00")  // it opens the driver itself: its whole point is to run where CUDA cannot
+    facts += "To run it, nothing: it starts without a driver or a GPU and says what is missing";
+  else
+    facts += "To run it, a CUDA device of compute capability 7.5 or newer";
   facts += l.multi ? " (two for its multi-device suite; with one, that suite reports itself skipped).</p>\n" : ".</p>\n";
   facts += "<p><b>Time</b> about " + std::to_string(minutes) + " minute" + (minutes == 1 ? "" : "s") + " to read (" +
            std::to_string(proseWords) + " words and " + std::to_string(codeLines) + " lines of quoted code).</p>\n";
