@@ -49,7 +49,8 @@ StreamKernels StreamKernels::load(CUlibrary library) {
   }
   PinnedWords words(4);
   words.write(0, 1);  // an open gate: it returns at once
-  CUdeviceptr gate = words.device(0), outcome = words.device(1), counter = words.device(2), slot = words.device(3);
+  CUdeviceptr gate = words.device(0), outcome = words.device(1), counter = words.device(2),
+              slot = words.device(3);
   unsigned long long deadline = 0;
   CUdeviceptr noData = 0;
   unsigned none = 0;

@@ -38,8 +38,8 @@ int driverVersion() {
 void callBeforeInit() {
   int count = -1;
   const CUresult rc = cuDeviceGetCount(&count);
-  std::printf("cuDeviceGetCount before cuInit returned %s (%d); count is still %d.\n", wb::errorName(rc).c_str(),
-              static_cast<int>(rc), count);
+  std::printf("cuDeviceGetCount before cuInit returned %s (%d); count is still %d.\n",
+              wb::errorName(rc).c_str(), static_cast<int>(rc), count);
 }
 //! [before-init]
 
@@ -111,8 +111,8 @@ void describeDevice(int ordinal) {
 void askForMissingDevice(int count) {
   CUdevice dev = 0;
   const CUresult rc = cuDeviceGet(&dev, count);
-  std::printf("cuDeviceGet(ordinal %d) returned %s (%d): there are only %d.\n", count, wb::errorName(rc).c_str(),
-              static_cast<int>(rc), count);
+  std::printf("cuDeviceGet(ordinal %d) returned %s (%d): there are only %d.\n", count,
+              wb::errorName(rc).c_str(), static_cast<int>(rc), count);
 }
 //! [invalid-ordinal]
 

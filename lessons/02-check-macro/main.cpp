@@ -70,7 +70,8 @@ void beforeInit() {
 //! [bad-flags]
 void badInitFlags() {
   cuInit(1);  // the CUresult is thrown away
-  std::printf("  stage 1 (ignored): cuInit(1) ran; nothing tells the program the driver is not initialised\n");
+  std::printf("  stage 1 (ignored): cuInit(1) ran; "
+              "nothing tells the program the driver is not initialised\n");
   checkDriver(cuInit(1), "cuInit(1)", __FILE__, __LINE__);
   stage3Throwing([] { CU_CHECK(cuInit(1)); });
 }
@@ -80,7 +81,8 @@ void badInitFlags() {
 void popEmptyStack() {
   CUcontext popped = nullptr;
   cuCtxPopCurrent(&popped);
-  std::printf("  stage 1 (ignored): popped = %s, used later as if it were a context\n", wb::hex(popped).c_str());
+  std::printf("  stage 1 (ignored): popped = %s, used later as if it were a context\n",
+              wb::hex(popped).c_str());
   checkDriver(cuCtxPopCurrent(&popped), "cuCtxPopCurrent(&popped)", __FILE__, __LINE__);
   stage3Throwing([&] { CU_CHECK(cuCtxPopCurrent(&popped)); });
 }

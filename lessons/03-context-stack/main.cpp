@@ -81,7 +81,8 @@ void pushPopSet(CUcontext a, CUcontext b) {
   CU_CHECK(cuCtxPopCurrent(&popped));
   drawStack("cuCtxPopCurrent");
   const CUresult rc = cuCtxPopCurrent(&popped);
-  std::printf("  popping the empty stack returned %s (%d)\n", wb::errorName(rc).c_str(), static_cast<int>(rc));
+  std::printf("  popping the empty stack returned %s (%d)\n", wb::errorName(rc).c_str(),
+              static_cast<int>(rc));
   CU_CHECK(cuCtxPushCurrent(a));
   drawStack("cuCtxPushCurrent(A)");
 }
@@ -161,7 +162,8 @@ void contextCost(CUdevice dev) {
               wb::bytes(before).c_str(), wb::bytes(during).c_str(), wb::bytes(after).c_str());
   std::printf("  so an empty context took %s of device memory, and destroying it gave back %s\n",
               wb::bytes(before - during).c_str(), wb::bytes(after - during).c_str());
-  wb::expect(during < before && after > during, "a context taking device memory and its destroy giving it back",
+  wb::expect(during < before && after > during,
+             "a context taking device memory and its destroy giving it back",
              "free memory did not fall and rise (another process on this GPU?)");
 }
 //! [cost]

@@ -45,14 +45,15 @@ CUcontext retain(CUdevice dev) {
   CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
   CUcontext current = nullptr;
   CU_CHECK(cuCtxGetCurrent(&current));
-  std::printf("cuDevicePrimaryCtxRetain returned %s; the current context is still %s\n", wb::hex(primary).c_str(),
-              current ? wb::hex(current).c_str() : "none");
+  std::printf("cuDevicePrimaryCtxRetain returned %s; the current context is still %s\n",
+              wb::hex(primary).c_str(), current ? wb::hex(current).c_str() : "none");
   wb::expect(current != primary, "a retain that does not make the primary context current", "it was current");
   printState(dev, "after the first retain:");
   CU_CHECK(cuCtxSetCurrent(primary));
   unsigned flags = 0;
   CU_CHECK(cuCtxGetFlags(&flags));
-  std::printf("  after cuCtxSetCurrent it is current, and cuCtxGetFlags reads 0x%x (blocking sync: %s)\n", flags,
+  std::printf("  after cuCtxSetCurrent it is current, and cuCtxGetFlags reads 0x%x "
+              "(blocking sync: %s)\n", flags,
               (flags & CU_CTX_SCHED_MASK) == CU_CTX_SCHED_BLOCKING_SYNC ? "yes" : "no");
   return primary;
 }
@@ -69,7 +70,8 @@ void retainFromThreads(CUdevice dev, CUcontext primary, int count) {
   const auto same = std::count(handles.begin(), handles.end(), primary);
   std::printf("%d threads retained the primary context at once: %ld of them got %s\n", count,
               static_cast<long>(same), wb::hex(primary).c_str());
-  wb::expect(same == count, "one handle for every thread", std::to_string(same) + " of " + std::to_string(count));
+  wb::expect(same == count, "one handle for every thread",
+             std::to_string(same) + " of " + std::to_string(count));
   for (int i = 0; i < count; ++i)
     if (handles[i]) CU_CHECK(cuDevicePrimaryCtxRelease(dev));  // one release per successful retain
 }
@@ -102,7 +104,8 @@ void costs(CUdevice dev, int contexts) {
   // Newest first: each is current when destroyed, so each destroy pops it and the primary is on top again.
   for (auto it = created.rbegin(); it != created.rend(); ++it) CU_CHECK(cuCtxDestroy(*it));
 
-  std::printf("  retaining the active primary context again: %.3f ms; cuCtxCreate: %.1f ms\n", retainMs, createMs);
+  std::printf("  retaining the active primary context again: %.3f ms; cuCtxCreate: %.1f ms\n", retainMs,
+              createMs);
   std::printf("  device memory taken by %d more retains of the primary context: %s\n", contexts,
               wb::bytes(start - afterRetains).c_str());
   std::printf("  device memory taken by %d contexts from cuCtxCreate:          %s\n", contexts,
@@ -140,7 +143,8 @@ void reset(CUdevice dev) {
   CU_CHECK(wb::createContext(&meter, 0, dev));
   CU_CHECK(cuMemGetInfo(&after, &total));
   CU_CHECK(cuCtxDestroy(meter));
-  std::printf("  free device memory went from %s (primary active) to %s (reset, plus a context to measure with)\n",
+  std::printf("  free device memory went from %s (primary active) to %s "
+              "(reset, plus a context to measure with)\n",
               wb::bytes(before).c_str(), wb::bytes(after).c_str());
   CU_CHECK(cuDevicePrimaryCtxRelease(dev));
   printState(dev, "after the matching release:");

@@ -49,8 +49,8 @@ void allocation() {
   CUdeviceptr base = 0;
   size_t size = 0;
   CU_CHECK(cuMemGetAddressRange(&base, &size, p + 1000));
-  std::printf("  cuMemGetAddressRange(p + 1000) names the whole allocation: base %s, %s\n", wb::hex(base).c_str(),
-              wb::bytes(size).c_str());
+  std::printf("  cuMemGetAddressRange(p + 1000) names the whole allocation: base %s, %s\n",
+              wb::hex(base).c_str(), wb::bytes(size).c_str());
   CU_CHECK(cuMemFree(p));
 }
 //! [alloc]
@@ -69,17 +69,23 @@ void hostMemory() {
               wb::hex(pinned).c_str(), flags, flags & CU_MEMHOSTALLOC_PORTABLE ? "yes" : "no",
               flags & CU_MEMHOSTALLOC_DEVICEMAP ? "yes" : "no");
   const CUresult rc = cuMemHostGetFlags(&flags, pageable);
-  std::printf("  cuMemHostGetFlags on malloc'd memory: %s: the driver never saw it\n", wb::errorName(rc).c_str());
+  std::printf("  cuMemHostGetFlags on malloc'd memory: %s: the driver never saw it\n",
+              wb::errorName(rc).c_str());
 
   CUdeviceptr device = 0;
   CU_CHECK(cuMemAlloc(&device, 4096));
   unsigned type = 0;
   CU_CHECK(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, device));
-  std::printf("  memory type of a cuMemAlloc pointer: %s\n", type == CU_MEMORYTYPE_DEVICE ? "device" : "other");
-  wb::expect(type == CU_MEMORYTYPE_DEVICE, "cuMemAlloc memory known to the driver as device memory", "another type");
-  CU_CHECK(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(pinned)));
-  std::printf("  memory type of a cuMemAllocHost pointer: %s\n", type == CU_MEMORYTYPE_HOST ? "host" : "other");
-  wb::expect(type == CU_MEMORYTYPE_HOST, "cuMemAllocHost memory known to the driver as host memory", "another type");
+  std::printf("  memory type of a cuMemAlloc pointer: %s\n",
+              type == CU_MEMORYTYPE_DEVICE ? "device" : "other");
+  wb::expect(type == CU_MEMORYTYPE_DEVICE, "cuMemAlloc memory known to the driver as device memory",
+             "another type");
+  CU_CHECK(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                 reinterpret_cast<CUdeviceptr>(pinned)));
+  std::printf("  memory type of a cuMemAllocHost pointer: %s\n",
+              type == CU_MEMORYTYPE_HOST ? "host" : "other");
+  wb::expect(type == CU_MEMORYTYPE_HOST, "cuMemAllocHost memory known to the driver as host memory",
+             "another type");
   const CUresult pageableRc =
       cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(pageable));
   std::printf("  memory type of a malloc pointer: %s\n", wb::errorName(pageableRc).c_str());
@@ -155,16 +161,18 @@ void unifiedAddressing() {
   CUdeviceptr mapped = 0;
   CU_CHECK(cuMemHostGetDevicePointer(&mapped, pinned, 0));
   std::printf("  pinned host pointer %s, its device pointer %s: %s\n", wb::hex(pinned).c_str(),
-              wb::hex(mapped).c_str(), mapped == reinterpret_cast<CUdeviceptr>(pinned) ? "the same" : "different");
-  wb::expect(mapped == reinterpret_cast<CUdeviceptr>(pinned), "one address for host and device (unified addressing)",
-             "the device pointer differs");
+              wb::hex(mapped).c_str(),
+              mapped == reinterpret_cast<CUdeviceptr>(pinned) ? "the same" : "different");
+  wb::expect(mapped == reinterpret_cast<CUdeviceptr>(pinned),
+             "one address for host and device (unified addressing)", "the device pointer differs");
   CUdeviceptr device = 0;
   CU_CHECK(cuMemAlloc(&device, n * sizeof(unsigned)));
   CU_CHECK(cuMemcpyDtoD(device, reinterpret_cast<CUdeviceptr>(pinned), n * sizeof(unsigned)));
   std::vector<unsigned> back(n);
   CU_CHECK(cuMemcpyDtoH(back.data(), device, n * sizeof(unsigned)));
   const bool copied = std::equal(back.begin(), back.end(), pinned);
-  std::printf("  cuMemcpyDtoD with the host pointer as its source copied %s\n", copied ? "every element" : "WRONG data");
+  std::printf("  cuMemcpyDtoD with the host pointer as its source copied %s\n",
+              copied ? "every element" : "WRONG data");
   wb::expect(copied, "every element copied from the host pointer", "wrong data");
   CU_CHECK(cuMemFree(device));
   CU_CHECK(cuMemFreeHost(pinned));
@@ -180,7 +188,8 @@ void allocationErrors() {
   // may hand the same address out again, and a second cuMemFree would free someone else's memory.
   // The reference does not say what a double free returns: this is what this driver did.
   const CUresult twice = cuMemFree(p);
-  std::printf("  cuMemFree of the same pointer twice (nothing allocated between): %s\n", wb::errorName(twice).c_str());
+  std::printf("  cuMemFree of the same pointer twice (nothing allocated between): %s\n",
+              wb::errorName(twice).c_str());
 
   size_t freeBefore = 0, freeAfter = 0, total = 0;
   CU_CHECK(cuMemGetInfo(&freeBefore, &total));
@@ -191,7 +200,8 @@ void allocationErrors() {
               wb::bytes(total).c_str(), wb::errorName(oom).c_str(), wb::hex(tooBig).c_str(),
               freeAfter == freeBefore ? "unchanged (nothing leaked)" : "CHANGED");
   wb::expect(oom != CUDA_SUCCESS && freeAfter == freeBefore, "the refused allocation taking nothing",
-             wb::errorName(oom) + ", free memory changed by " + std::to_string(static_cast<long long>(freeBefore - freeAfter)) +
+             wb::errorName(oom) + ", free memory changed by " +
+                 std::to_string(static_cast<long long>(freeBefore - freeAfter)) +
                  " bytes (another process on this GPU?)");
 }
 //! [errors]
@@ -278,7 +288,8 @@ std::optional<wb::nvml::PcieLink> hostLink(CUdevice dev) {
   if (link)
     std::printf("The link, as NVML reports it: %s.\n", link->describe().c_str());
   else
-    std::printf("NVML did not say what links this device to the host (%s): no fraction of a limit below.\n", why.c_str());
+    std::printf("NVML did not say what links this device to the host (%s): "
+                "no fraction of a limit below.\n", why.c_str());
   return link;
 }
 //! [link-limit]

@@ -52,7 +52,8 @@ void loadThreeWays(CUdevice dev) {
   const bool ownBuilt = std::find(built.begin(), built.end(), unsigned(major * 10 + minor)) != built.end();
   for (const std::string& image : {std::string("vector_ops.fatbin"), ownCubin}) {
     if (image == ownCubin && !ownBuilt) {
-      std::printf("  %s: not built (WORKBOOK_CUDA_ARCHS lacks sm_%d%d): the fatbin's PTX covers this device\n",
+      std::printf("  %s: not built (WORKBOOK_CUDA_ARCHS lacks sm_%d%d): "
+                  "the fatbin's PTX covers this device\n",
                   image.c_str(), major, minor);
       continue;
     }
@@ -77,8 +78,9 @@ void loadThreeWays(CUdevice dev) {
   const std::vector<char> ptx = wb::readVerifiedImage("vector_ops.ptx");  // NUL-terminated text
   char infoLog[4096] = {}, errorLog[4096] = {};
   float wallMs = -1;  // written only when the JIT really compiles
-  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE, CU_JIT_WALL_TIME};
+  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_LOG_VERBOSE, CU_JIT_WALL_TIME};
   void* values[] = {infoLog, reinterpret_cast<void*>(sizeof infoLog), errorLog,
                     reinterpret_cast<void*>(sizeof errorLog), reinterpret_cast<void*>(1), &wallMs};
   CUmodule module = nullptr;
@@ -87,8 +89,10 @@ void loadThreeWays(CUdevice dev) {
   CU_CHECK(cuModuleGetFunction(&fill, module, "fill"));
   CU_CHECK(cuModuleGetFunction(&scale, module, "scale"));
   const bool ptxRight = launchAndCheck(fill, scale);
-  std::printf("  cuModuleLoadDataEx(vector_ops.ptx): right answer: %s; JIT info log: %s\n", ptxRight ? "yes" : "NO",
-              infoLog[0] ? infoLog : "(empty: lazy loading deferred the compile, or the JIT cache served it)");
+  std::printf("  cuModuleLoadDataEx(vector_ops.ptx): right answer: %s; JIT info log: %s\n",
+              ptxRight ? "yes" : "NO",
+              infoLog[0] ? infoLog
+                         : "(empty: lazy loading deferred the compile, or the JIT cache served it)");
   wb::expect(ptxRight, "the right answer from the PTX", "wrong values");
   CU_CHECK(cuModuleUnload(module));
   //! [load-ptx]
@@ -197,8 +201,8 @@ void loadErrors(CUdevice dev) {
   rc = cuModuleGetFunction(&f, module, "no_such_kernel");
   std::printf("  an unknown kernel name:       %s (%d)\n", wb::errorName(rc).c_str(), static_cast<int>(rc));
   rc = cuModuleGetFunction(&f, module, "_Z4fillPffj");  // what fill(float*, float, unsigned) mangles to
-  std::printf("  a C++-mangled name:           %s (%d): the kernels are extern \"C\"\n", wb::errorName(rc).c_str(),
-              static_cast<int>(rc));
+  std::printf("  a C++-mangled name:           %s (%d): the kernels are extern \"C\"\n",
+              wb::errorName(rc).c_str(), static_cast<int>(rc));
   CU_CHECK(cuModuleUnload(module));
   //! [load-errors-names]
 }

@@ -40,11 +40,13 @@ CUlibrary loadLibraries() {
   std::printf("Current context before loading: %s\n", current ? wb::hex(current).c_str() : "none");
   wb::Stopwatch clock;
   CUlibrary fromFile = nullptr;
-  CU_CHECK(cuLibraryLoadFromFile(&fromFile, wb::verifiedImagePath("vector_ops.fatbin").c_str(), nullptr, nullptr, 0,
-                                 nullptr, nullptr, 0));
-  std::printf("cuLibraryLoadFromFile(vector_ops.fatbin): %s in %.2f ms\n", wb::hex(fromFile).c_str(), clock.ms());
+  CU_CHECK(cuLibraryLoadFromFile(&fromFile, wb::verifiedImagePath("vector_ops.fatbin").c_str(), nullptr,
+                                 nullptr, 0, nullptr, nullptr, 0));
+  std::printf("cuLibraryLoadFromFile(vector_ops.fatbin): %s in %.2f ms\n", wb::hex(fromFile).c_str(),
+              clock.ms());
   CUlibrary embedded = nullptr;
-  wb::verifyImageBytes(vector_ops_fatbin, vector_ops_fatbin_size, wb::ImageKind::Fatbin, "the embedded fatbin");
+  wb::verifyImageBytes(vector_ops_fatbin, vector_ops_fatbin_size, wb::ImageKind::Fatbin,
+                       "the embedded fatbin");
   CU_CHECK(cuLibraryLoadData(&embedded, vector_ops_fatbin, nullptr, nullptr, 0, nullptr, nullptr, 0));
   std::printf("cuLibraryLoadData(the %zu-byte fatbin inside this program): %s\n", vector_ops_fatbin_size,
               wb::hex(embedded).c_str());
@@ -69,8 +71,8 @@ void listKernels(CUlibrary library) {
   std::printf("\n");
 #else
   (void)library;
-  std::printf("cuLibraryGetKernelCount and cuLibraryEnumerateKernels need CUDA 12.4; this was built with %d.%d\n",
-              CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+  std::printf("cuLibraryGetKernelCount and cuLibraryEnumerateKernels need CUDA 12.4; "
+              "this was built with %d.%d\n", CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
 #endif
 }
 //! [enumerate]
@@ -94,8 +96,8 @@ void launchEverywhere(CUkernel fill, CUkernel scale, int count) {
     CU_CHECK(cuKernelGetFunction(&perContext, fill));
     const bool ok = launchAndCheck(reinterpret_cast<CUfunction>(fill), reinterpret_cast<CUfunction>(scale));
     std::printf("  %s device %d: CUfunction %s behind the CUkernel, result %s\n",
-                created ? "a context created after the load, on" : "the primary context of", static_cast<int>(dev),
-                wb::hex(perContext).c_str(), ok ? "right" : "WRONG");
+                created ? "a context created after the load, on" : "the primary context of",
+                static_cast<int>(dev), wb::hex(perContext).c_str(), ok ? "right" : "WRONG");
     wb::expect(ok, "the right answer from the one library in every context", "wrong values");
     if (created) {
       CU_CHECK(cuCtxDestroy(ctx));
@@ -143,8 +145,8 @@ struct ModuleWay {
 struct LibraryWay {
   CUlibrary library = nullptr;
   void libraryInitialize() {
-    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("vector_ops.fatbin").c_str(), nullptr, nullptr, 0,
-                                   nullptr, nullptr, 0));
+    CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("vector_ops.fatbin").c_str(), nullptr,
+                                   nullptr, 0, nullptr, nullptr, 0));
   }
   CUkernel libraryFunc(const char* name) {
     CUkernel k = nullptr;
@@ -200,8 +202,9 @@ void compare(int count) {
   LibraryWay library;
   library.libraryInitialize();
   const double libraryInitMs = libraryClock.ms();
-  const bool libraryOk = useEverywhere([&] { return reinterpret_cast<CUfunction>(library.libraryFunc("fill")); },
-                                       [&] { return reinterpret_cast<CUfunction>(library.libraryFunc("scale")); });
+  const bool libraryOk =
+      useEverywhere([&] { return reinterpret_cast<CUfunction>(library.libraryFunc("fill")); },
+                    [&] { return reinterpret_cast<CUfunction>(library.libraryFunc("scale")); });
   const double libraryTotalMs = libraryClock.ms();
   const size_t libraryMemory = before - freeOnDevice0();
   library.libraryDeinitialize();
@@ -223,7 +226,8 @@ void compare(int count) {
 // child process.
 void afterUnload(CUlibrary library) {
   CU_CHECK(cuLibraryUnload(library));
-  std::printf("Unloaded the library: its CUkernels must not be used again (lesson07.unspecified shows why)\n");
+  std::printf("Unloaded the library: its CUkernels must not be used again "
+              "(lesson07.unspecified shows why)\n");
 }
 //! [after-unload]
 

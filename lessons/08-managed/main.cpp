@@ -70,8 +70,8 @@ unsigned long long* managedCounter(CUlibrary library, const std::vector<Place>& 
 void countIn(const Place& p, CUkernel count, unsigned n) {
   CU_CHECK(cuCtxPushCurrent(p.context));
   void* args[] = {&n};
-  CU_CHECK(cuLaunchKernel(reinterpret_cast<CUfunction>(count), (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args,
-                          nullptr));
+  CU_CHECK(cuLaunchKernel(reinterpret_cast<CUfunction>(count), (n + 255) / 256, 1, 1, 256, 1, 1, 0,
+                          nullptr, args, nullptr));
   CU_CHECK(cuCtxSynchronize());
   CUcontext popped = nullptr;
   CU_CHECK(cuCtxPopCurrent(&popped));
@@ -136,8 +136,8 @@ int main() {
     for (const Place& p : where) {
       countIn(p, countKernel, n);
       expected += n;
-      std::printf("  after %u threads counted in %s: the host reads %llu (expected %llu)\n", n, p.name.c_str(),
-                  *counter, expected);
+      std::printf("  after %u threads counted in %s: the host reads %llu (expected %llu)\n", n,
+                  p.name.c_str(), *counter, expected);
       wb::expect(*counter == expected, "every count in the one managed variable", std::to_string(*counter));
       n += 1000;
     }

@@ -56,7 +56,8 @@ void streamIsAQueue(const Kernels& k) {
     wb::Gate gate(k.gate, stream);
     CU_CHECK(cuEventRecord(after, stream));  // a marker behind the gate
     const CUresult streamClosed = cuStreamQuery(stream), eventClosed = cuEventQuery(after);
-    std::printf("gate closed: cuStreamQuery %s, cuEventQuery %s\n", status(streamClosed), status(eventClosed));
+    std::printf("gate closed: cuStreamQuery %s, cuEventQuery %s\n", status(streamClosed),
+                status(eventClosed));
     wb::expect(streamClosed == CUDA_ERROR_NOT_READY && eventClosed == CUDA_ERROR_NOT_READY,
                "the stream and the event pending behind the closed gate", "a query said done");
     gate.open();
@@ -66,7 +67,8 @@ void streamIsAQueue(const Kernels& k) {
     std::printf("gate opened, event waited for: cuStreamQuery %s, cuEventQuery %s, the kernel says %s\n",
                 status(streamOpen), status(eventOpen), released ? "released" : "NOT released");
     wb::expect(streamOpen == CUDA_SUCCESS && eventOpen == CUDA_SUCCESS && released,
-               "the queue drained once the host opened the gate", "a query still pending, or the gate timed out");
+               "the queue drained once the host opened the gate",
+               "a query still pending, or the gate timed out");
   }
   CU_CHECK(cuEventDestroy(after));
   CU_CHECK(cuStreamDestroy(stream));
@@ -102,7 +104,8 @@ void asyncNeedsPinned(const Kernels& k) {
     CU_CHECK(cuStreamSynchronize(stream));
   }
   const float fromPinned = readBack(dst, 1)[0];
-  std::printf("from pinned memory:   the device got %.1f: the copy read the source when it ran\n", fromPinned);
+  std::printf("from pinned memory:   the device got %.1f: the copy read the source when it ran\n",
+              fromPinned);
   wb::expect(fromPinned == 2.0f, "the pinned copy reading its source when it ran (2.0)",
              "the device got " + std::to_string(fromPinned));
   //! [pinned]
@@ -184,7 +187,9 @@ Overlap overlapCopyAndKernel(const Kernels& k) {
   const float copyMs = timeAlone(copies, copy);
   unsigned rounds = roundsLasting(k, compute, data, n, copyMs);
   void* args[] = {&data, &n, &rounds};
-  const auto burn = [&] { CU_CHECK(cuLaunchKernel(k.burn, 264, 1, 1, 256, 1, 1, 0, compute, args, nullptr)); };
+  const auto burn = [&] {
+    CU_CHECK(cuLaunchKernel(k.burn, 264, 1, 1, 256, 1, 1, 0, compute, args, nullptr));
+  };
   const float kernelMs = timeAlone(compute, burn);
   //! [overlap-parts]
 
@@ -248,7 +253,8 @@ void waitEvent(const Kernels& k, wb::PinnedWords& stamps) {
     const CUevent stampedC = stampIn(k, stamps, 2, c);
     CU_CHECK(cuEventSynchronize(stampedC));
     const unsigned bClosed = stamps.read(1);
-    std::printf("gate closed: C's stamp ran (order %u); B, waiting on A's event, ran: %s (cuStreamQuery %s)\n",
+    std::printf("gate closed: C's stamp ran (order %u); B, waiting on A's event, ran: %s "
+                "(cuStreamQuery %s)\n",
                 stamps.read(2), bClosed ? "yes" : "no", status(cuStreamQuery(b)));
     wb::expect(bClosed == 0, "B waiting for A's event while C ran", "B's stamp ran before the gate opened");
     gate.open();
@@ -279,11 +285,13 @@ void legacyStream(const Kernels& k, wb::PinnedWords& stamps, unsigned flags, con
     CUevent onControl = stampIn(k, stamps, 2, control);
     CU_CHECK(cuEventSynchronize(onControl));
     const bool nullRan = stamps.read(1) != 0;
-    std::printf("%s stream gated: the control stamp ran; the NULL-stream stamp ran: %s\n", kind, nullRan ? "yes" : "no");
+    std::printf("%s stream gated: the control stamp ran; the NULL-stream stamp ran: %s\n", kind,
+                nullRan ? "yes" : "no");
     // The legacy stream waits for blocking streams only.
     const bool blocking = flags != CU_STREAM_NON_BLOCKING;
     wb::expect(nullRan != blocking,
-               std::string("the NULL-stream stamp ") + (blocking ? "waiting for" : "not waiting for") + " " + kind + " stream",
+               std::string("the NULL-stream stamp ") + (blocking ? "waiting for" : "not waiting for") +
+                   " " + kind + " stream",
                nullRan ? "it ran while the gate was closed" : "it waited for the gate");
     gate.open();
     CU_CHECK(cuEventSynchronize(onNull));
@@ -311,8 +319,8 @@ void perThreadAndLegacy(const Kernels& k, wb::PinnedWords& stamps) {
     CUevent onControl = stampIn(k, stamps, 2, control);
     CU_CHECK(cuEventSynchronize(onControl));
     const bool legacyRan = stamps.read(1) != 0;
-    std::printf("this thread's per-thread default stream gated: the control stamp ran; the CU_STREAM_LEGACY stamp ran: %s\n",
-                legacyRan ? "yes" : "no");
+    std::printf("this thread's per-thread default stream gated: the control stamp ran; "
+                "the CU_STREAM_LEGACY stamp ran: %s\n", legacyRan ? "yes" : "no");
     wb::expect(!legacyRan, "the legacy stream's stamp waiting for the per-thread default stream",
                "it ran while the gate was closed");
     gate.open();
@@ -407,7 +415,8 @@ void hostFunction(const Kernels& k) {
     gate.open();
     CU_CHECK(cuStreamSynchronize(s));
   }
-  std::printf("gate opened and stream synchronised: the host function has run: %s\n", ran.load() ? "yes" : "no");
+  std::printf("gate opened and stream synchronised: the host function has run: %s\n",
+              ran.load() ? "yes" : "no");
   wb::expect(ran.load(), "the host function run once the stream drained", "it had not run");
   CU_CHECK(cuStreamDestroy(s));
 }
@@ -442,7 +451,8 @@ void eventTiming(const Kernels& k) {
   wb::expect(early == CUDA_ERROR_NOT_READY, "cuEventElapsedTime refusing an event not yet reached",
              "it returned " + wb::errorName(early));
   const float byEvents = elapsedMs(start, stop);
-  std::printf("the kernel: %.3f ms by events, %.3f ms by the host's clock around launch and wait\n", byEvents, wallMs);
+  std::printf("the kernel: %.3f ms by events, %.3f ms by the host's clock around launch and wait\n",
+              byEvents, wallMs);
   wb::expect(byEvents <= wallMs, "the events' time within the host's", "the events measured longer");
   //! [timing]
   //! [timing-errors]

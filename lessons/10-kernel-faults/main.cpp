@@ -152,13 +152,15 @@ void tryRecovery(const Setup& s, const std::string& which) {
   if (which == "trap") {
     say("cuDevicePrimaryCtxReset", cuDevicePrimaryCtxReset(s.dev));
     CUcontext again = nullptr;
-    if (say("cuDevicePrimaryCtxRetain after the reset", cuDevicePrimaryCtxRetain(&again, s.dev)) == CUDA_SUCCESS)
+    if (say("cuDevicePrimaryCtxRetain after the reset", cuDevicePrimaryCtxRetain(&again, s.dev)) ==
+        CUDA_SUCCESS)
       cuCtxSetCurrent(again);
     say("cuMemAlloc after the reset", cuMemAlloc(&more, 4096));
   }
   if (which == "assert") {
     CUcontext fresh = nullptr;
-    if (say("cuCtxCreate of a new context on the device", wb::createContext(&fresh, 0, s.dev)) == CUDA_SUCCESS)
+    if (say("cuCtxCreate of a new context on the device", wb::createContext(&fresh, 0, s.dev)) ==
+        CUDA_SUCCESS)
       say("cuMemAlloc in the new context", cuMemAlloc(&more, 4096));
   }
 }
@@ -294,7 +296,8 @@ void notSticky() {
   const CUresult copied = say("cuMemcpyDtoH of its result", cuMemcpyDtoH(&result, sum, sizeof result));
   wb::expect(launched == CUDA_SUCCESS && copied == CUDA_SUCCESS && result == 14,
              "the context working after both errors (a launch and a copy that succeed, the sum 14)",
-             "launch " + wb::errorName(launched) + ", copy " + wb::errorName(copied) + ", sum " + std::to_string(result));
+             "launch " + wb::errorName(launched) + ", copy " + wb::errorName(copied) + ", sum " +
+                 std::to_string(result));
   std::printf("  the result: %llu (0 + 1 + 4 + 9 = 14): the context still works\n", result);
   CU_CHECK(cuMemFree(sum));
   CU_CHECK(cuLibraryUnload(s.library));
@@ -357,9 +360,11 @@ void findTheLaunch(FindRuns& runs) {
     const std::string error = lineWith(end.output, "error:");
     const bool named = error.find(blamed) != std::string::npos;
     std::printf("  %s: %s\n", how, error.c_str());
-    if (!required && !named) std::printf("    (not the launch this time: the reference does not say which call reports it)\n");
+    if (!required && !named)
+      std::printf("    (not the launch this time: the reference does not say which call reports it)\n");
     wb::expect((named || !required) && error.find("ILLEGAL_ADDRESS") != std::string::npos,
-               std::string(how) + ": the fault reported" + (required ? std::string(" by ") + blamed + "...)" : ""),
+               std::string(how) + ": the fault reported" +
+                   (required ? std::string(" by ") + blamed + "...)" : ""),
                error.empty() ? howItEnded(end) : error);
   }
   if (!runs.sanitizerRuns) {
@@ -367,7 +372,8 @@ void findTheLaunch(FindRuns& runs) {
                 runs.sanitizer.empty() ? "not found (it ships with the toolkit, in bin/)"
                 : wb::underSanitizer()
                     ? "skipped: this program already runs under it"
-                    : "left out of this run (WORKBOOK_SKIP_SANITIZER_RUN is set); run the program itself to see it");
+                    : "left out of this run (WORKBOOK_SKIP_SANITIZER_RUN is set); "
+                      "run the program itself to see it");
     return;
   }
   sanitizerFindings(runs);
@@ -386,7 +392,8 @@ void sanitizerFindings(FindRuns& runs) {
       ++shown;
     }
   wb::expect(end.output.find("Invalid __global__ write") != std::string::npos,
-             "compute-sanitizer naming the invalid write", shown ? "it reported something else" : howItEnded(end));
+             "compute-sanitizer naming the invalid write",
+             shown ? "it reported something else" : howItEnded(end));
 }
 //! [find-the-launch-sanitizer]
 
@@ -412,15 +419,16 @@ bool supervise() {
         ++next;
       }
     }
-    const std::string done = next == from ? std::string("no chunk done")
-                                          : "chunks " + std::to_string(from) + " to " + std::to_string(next - 1) + " done";
+    const std::string done =
+        next == from ? std::string("no chunk done")
+                     : "chunks " + std::to_string(from) + " to " + std::to_string(next - 1) + " done";
     std::printf("  worker %d: %s, then %s\n", workers, done.c_str(), howItEnded(end).c_str());
     if (end.code != 0) std::printf("    it said: %s\n", lineWith(end.output, "error:").c_str());
   }
   const unsigned long long n = kChunks * kPerChunk;  // sum of k*k for k < n
   const unsigned long long expected = (n - 1) * n * (2 * n - 1) / 6;
-  std::printf("  the job: %u of %u chunks, sum %llu (expected %llu), %d workers\n", next, kChunks, total, expected,
-              workers);
+  std::printf("  the job: %u of %u chunks, sum %llu (expected %llu), %d workers\n", next, kChunks, total,
+              expected, workers);
   return next == kChunks && total == expected && workers == 2;
 }
 //! [supervisor]

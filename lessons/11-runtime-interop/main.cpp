@@ -65,8 +65,8 @@ void runtimeUsesPrimary(CUdevice dev) {
   rtCheck(cudaFree(nullptr), "cudaFree(0)");  // the classic way to make the runtime initialise
   CUcontext primary = nullptr;
   CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
-  std::printf("after cudaSetDevice(0): current context %s, primary context %s: %s\n", wb::hex(current()).c_str(),
-              wb::hex(primary).c_str(), same(current(), primary).c_str());
+  std::printf("after cudaSetDevice(0): current context %s, primary context %s: %s\n",
+              wb::hex(current()).c_str(), wb::hex(primary).c_str(), same(current(), primary).c_str());
   wb::expect(current() == primary, "the runtime's context being the primary context", "another context");
   CU_CHECK(cuDevicePrimaryCtxRelease(dev));
 }
@@ -87,7 +87,8 @@ void runtimeUsesCurrent(CUdevice dev) {
   CU_CHECK(cuCtxDestroy(mine));  // popped too: the primary context is current again
   std::printf("after cuCtxDestroy, the current context is the primary context again: %s\n",
               current() ? "yes" : "no, none");
-  wb::expect(current() != nullptr, "the primary context current again after cuCtxDestroy", "no context is current");
+  wb::expect(current() != nullptr, "the primary context current again after cuCtxDestroy",
+             "no context is current");
 }
 //! [driver-context]
 
@@ -104,9 +105,11 @@ void setDeviceReplaces(CUdevice dev) {
   rtCheck(cudaSetDevice(0), "cudaSetDevice(0)");  // runtime code called inside that scope
   const bool replaced = current() == primary;
   CU_CHECK(cuCtxPopCurrent(&popped));  // the library's pop at the end of its scope
-  std::printf("a created context pushed, then cudaSetDevice(0): current is the %s; the library's pop took the %s\n",
-              replaced ? "primary context" : "created context", popped == primary ? "primary context" : "created context");
-  wb::expect(replaced && popped == primary, "cudaSetDevice replacing the pushed context with the primary context",
+  std::printf("a created context pushed, then cudaSetDevice(0): current is the %s; "
+              "the library's pop took the %s\n", replaced ? "primary context" : "created context",
+              popped == primary ? "primary context" : "created context");
+  wb::expect(replaced && popped == primary,
+             "cudaSetDevice replacing the pushed context with the primary context",
              "the created context stayed current");
   CU_CHECK(cuCtxDestroy(mine));  // no longer on any thread's stack
   CU_CHECK(cuDevicePrimaryCtxRelease(dev));
@@ -123,8 +126,10 @@ void pointersCross() {
   CU_CHECK(cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(fromRuntime), ones.data(), 4096));
   CUdeviceptr fromDriver = 0;
   CU_CHECK(cuMemAlloc(&fromDriver, 4096));
-  rtCheck(cudaMemcpy(reinterpret_cast<void*>(fromDriver), fromRuntime, 4096, cudaMemcpyDeviceToDevice), "cudaMemcpy");
-  rtCheck(cudaMemcpy(back.data(), reinterpret_cast<void*>(fromDriver), 4096, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  rtCheck(cudaMemcpy(reinterpret_cast<void*>(fromDriver), fromRuntime, 4096, cudaMemcpyDeviceToDevice),
+          "cudaMemcpy");
+  rtCheck(cudaMemcpy(back.data(), reinterpret_cast<void*>(fromDriver), 4096, cudaMemcpyDeviceToHost),
+          "cudaMemcpy");
   std::printf("cuMemcpyHtoD into cudaMalloc memory, cudaMemcpy into cuMemAlloc memory and back: %s\n",
               back == ones ? "every value arrived" : "WRONG values");
   wb::expect(back == ones, "every value crossing between the two APIs' allocations", "wrong values");
@@ -147,7 +152,8 @@ void newThread() {
     CUcontext now = nullptr;
     cuCtxGetCurrent(&now);
     const CUresult driverAfter = cuMemAlloc(&p, 4096);
-    std::printf("in a new thread: cuMemAlloc %s; cudaMalloc %s; then the current context is %s and cuMemAlloc %s\n",
+    std::printf("in a new thread: cuMemAlloc %s; cudaMalloc %s; "
+                "then the current context is %s and cuMemAlloc %s\n",
                 wb::errorName(driverFirst).c_str(), cudaGetErrorName(runtime), now ? "set" : "none",
                 wb::errorName(driverAfter).c_str());
     if (driverAfter == CUDA_SUCCESS) cuMemFree(p);
@@ -171,8 +177,8 @@ void kernelsBothWays() {
   cudaFunction_t asFunction = nullptr;
   rtCheck(cudaGetFuncBySymbol(&asFunction, addOneEntry()), "cudaGetFuncBySymbol");
   void* args[] = {&data, &n};
-  CU_CHECK(cuLaunchKernel(reinterpret_cast<CUfunction>(asFunction), (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr,
-                          args, nullptr));  // the driver's launch of the same kernel: +1
+  CU_CHECK(cuLaunchKernel(reinterpret_cast<CUfunction>(asFunction), (n + 255) / 256, 1, 1, 256, 1, 1, 0,
+                          nullptr, args, nullptr));  // the driver's launch of the same kernel: +1
   cudaKernel_t asKernel = nullptr;
   rtCheck(cudaGetKernel(&asKernel, addOneEntry()), "cudaGetKernel");
   CUfunction fromKernel = nullptr;
@@ -181,8 +187,8 @@ void kernelsBothWays() {
   std::vector<float> back(n);
   rtCheck(cudaMemcpy(back.data(), data, n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
   const bool allThree = std::all_of(back.begin(), back.end(), [](float v) { return v == 3.0f; });
-  std::printf("add_one launched by <<<>>>, by its CUfunction and by its CUkernel: every element is %.1f (3.0 expected)\n",
-              back[0]);
+  std::printf("add_one launched by <<<>>>, by its CUfunction and by its CUkernel: "
+              "every element is %.1f (3.0 expected)\n", back[0]);
   wb::expect(allThree, "every element 3.0 after the three launches", "some element is not 3.0");
   rtCheck(cudaFree(data), "cudaFree");
 }
@@ -200,11 +206,12 @@ void entryPointFromRuntime() {
   if (fn) reinterpret_cast<CUresult(CUDAAPI*)(int*)>(fn)(&version);
   std::printf("cudaGetDriverEntryPointByVersion(\"cuDriverGetVersion\", 12000): %s; it says %d\n",
               status == cudaDriverEntryPointSuccess ? "found" : "not found", version);
-  wb::expect(status == cudaDriverEntryPointSuccess && version > 0, "the driver's entry point found through the runtime",
+  wb::expect(status == cudaDriverEntryPointSuccess && version > 0,
+             "the driver's entry point found through the runtime",
              "not found, or it returned no version");
 #else
-  std::printf("cudaGetDriverEntryPointByVersion needs CUDA 12.5; this was built with %d.%d\n", CUDART_VERSION / 1000,
-              CUDART_VERSION % 1000 / 10);
+  std::printf("cudaGetDriverEntryPointByVersion needs CUDA 12.5; this was built with %d.%d\n",
+              CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
 #endif
 }
 //! [entry-point]
@@ -253,8 +260,10 @@ void libraryManners(CUdevice dev) {
     }
   }).join();
   std::printf("called from a worker thread with no context current: afterwards %s\n",
-              !failed.empty() ? failed.c_str() : noneAfter ? "still none, as before" : "a context is LEFT current");
-  wb::expect(failed.empty() && noneBefore && noneAfter, "the caller's state (no context) restored after the library's call",
+              !failed.empty() ? failed.c_str()
+              : noneAfter ? "still none, as before" : "a context is LEFT current");
+  wb::expect(failed.empty() && noneBefore && noneAfter,
+             "the caller's state (no context) restored after the library's call",
              failed.empty() ? "a context was left current" : failed);
 }
 //! [library-manners-2]
@@ -281,15 +290,17 @@ int deviceReset() {
   CUdeviceptr base = 0;
   size_t size = 0;
   const CUresult range = cuMemGetAddressRange(&base, &size, p);
-  std::printf("after cudaDeviceReset: primary context active = %d; the old allocation looked up (undefined): %s\n",
-              active, wb::errorName(range).c_str());
+  std::printf("after cudaDeviceReset: primary context active = %d; "
+              "the old allocation looked up (undefined): %s\n", active, wb::errorName(range).c_str());
   const CUresult released = cuDevicePrimaryCtxRelease(dev);
   std::printf("the driver's retain, released afterwards: %s\n", wb::errorName(released).c_str());
-  wb::expect(active == 0 && released == CUDA_SUCCESS, "the primary context reset under the driver's retain, the retain still to release",
+  wb::expect(active == 0 && released == CUDA_SUCCESS,
+             "the primary context reset under the driver's retain, the retain still to release",
              "active = " + std::to_string(active) + ", release " + wb::errorName(released));
   const cudaError_t again = cudaFree(nullptr);
   std::printf("the next runtime call (cudaFree(0)): %s\n", cudaGetErrorName(again));
-  wb::expect(again == cudaSuccess, "the next runtime call initialising the device again", cudaGetErrorName(again));
+  wb::expect(again == cudaSuccess, "the next runtime call initialising the device again",
+             cudaGetErrorName(again));
   return wb::kExitOk;
 }
 //! [reset]

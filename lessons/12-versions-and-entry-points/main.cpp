@@ -57,14 +57,15 @@ void threeVersions() {
   std::regex_search(text, isa, std::regex(R"(\.version ([0-9.]+))"));
   std::printf("cuda.h this program was compiled against: CUDA_VERSION %d (CUDA %s)\n", CUDA_VERSION,
               version(CUDA_VERSION).c_str());
-  std::printf("the driver it runs on supports:           CUDA %s (cuDriverGetVersion %d)\n", version(driver).c_str(),
-              driver);
+  std::printf("the driver it runs on supports:           CUDA %s (cuDriverGetVersion %d)\n",
+              version(driver).c_str(), driver);
   std::printf("the toolkit whose nvcc built its images:  CUDA %s (its PTX says .version %s)\n",
               wb::imageToolkitVersion().c_str(), isa.size() > 1 ? isa[1].str().c_str() : "?");
   std::printf("same major version, driver at least as new as the toolkit: %s\n",
               driver / 1000 == CUDA_VERSION / 1000 && driver >= CUDA_VERSION ? "yes"
-              : driver / 1000 == CUDA_VERSION / 1000 ? "no: minor version compatibility applies (see the page)"
-                                                     : "no: a different major version");
+              : driver / 1000 == CUDA_VERSION / 1000
+                  ? "no: minor version compatibility applies (see the page)"
+                  : "no: a different major version");
 }
 //! [versions]
 
@@ -161,7 +162,8 @@ bool copyWithout(const std::string& from, const std::string& to, const std::stri
       std::memcpy(&entry, elf.data() + at, sizeof entry);
       const size_t name = strings.sh_offset + entry.st_name;
       // Its own string: not the tail of a longer name that shares the bytes.
-      if (entry.st_shndx != SHN_UNDEF && symbol == elf.data() + name && entry.st_name > 0 && elf[name - 1] == 0) {
+      if (entry.st_shndx != SHN_UNDEF && symbol == elf.data() + name && entry.st_name > 0 &&
+          elf[name - 1] == 0) {
         elf[name] = 'x';
         renamed = true;
       }
@@ -212,10 +214,12 @@ BindingRun runBindingChild(const std::string& libraryDir, bool bindNow) {
 // removed, as in every driver before CUDA 12.0. Once as built, once with LD_BIND_NOW=1.
 void missingSymbol() {
   const bool linkedNow = boundNow(wb::selfPath());
-  std::printf("this program is linked for %s binding\n", linkedNow ? "immediate (BIND_NOW)" : "lazy (no BIND_NOW)");
+  std::printf("this program is linked for %s binding\n",
+              linkedNow ? "immediate (BIND_NOW)" : "lazy (no BIND_NOW)");
   const std::string stubDir = WORKBOOK_STUB_DRIVER_DIR;  // the stub, as libcuda.so.1
   wb::ScratchDir old;
-  if (stubDir.empty() || !copyWithout(stubDir + "/libcuda.so.1", old.path() + "/libcuda.so.1", "cuGetProcAddress_v2")) {
+  if (stubDir.empty() ||
+      !copyWithout(stubDir + "/libcuda.so.1", old.path() + "/libcuda.so.1", "cuGetProcAddress_v2")) {
     std::printf("the toolkit's stub libcuda (%s) cannot be copied without cuGetProcAddress_v2: left out\n",
                 stubDir.empty() ? "not found when this program was built" : stubDir.c_str());
     return;
@@ -223,16 +227,19 @@ void missingSymbol() {
   const BindingRun control = runBindingChild(stubDir, false), lazy = runBindingChild(old.path(), false),
                    now = runBindingChild(old.path(), true);
   const auto show = [](const char* how, const BindingRun& r) {
-    std::printf("  %-34s %s main, exit code %d: %s\n", how, r.reachedMain ? "reached" : "did NOT reach", r.code, r.said.c_str());
+    std::printf("  %-34s %s main, exit code %d: %s\n", how, r.reachedMain ? "reached" : "did NOT reach",
+                r.code, r.said.c_str());
   };
   show("the stub as it is:", control);
   show("without cuGetProcAddress_v2:", lazy);
   show("without it, LD_BIND_NOW=1:", now);
-  wb::expect(control.reachedMain && control.code == 0, "the program running to its end under the intact stub", control.said);
-  wb::expect(!now.reachedMain && now.namedSymbol, "immediate binding stopping the program before main, naming the symbol", now.said);
+  wb::expect(control.reachedMain && control.code == 0,
+             "the program running to its end under the intact stub", control.said);
+  wb::expect(!now.reachedMain && now.namedSymbol,
+             "immediate binding stopping the program before main, naming the symbol", now.said);
   wb::expect(lazy.reachedMain == !linkedNow && lazy.namedSymbol && lazy.code != 0,
-             linkedNow ? "the program stopped before main" : "lazy binding: main reached, then the loader ending it at the call",
-             lazy.said);
+             linkedNow ? "the program stopped before main"
+                       : "lazy binding: main reached, then the loader ending it at the call", lazy.said);
 }
 //! [missing-symbol]
 
@@ -292,10 +299,11 @@ void entryPointsFailing(CUdevice dev) {
   cuGetProcAddress("cuCtxCreate", &asCompiled, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, nullptr);
   if (auto create = reinterpret_cast<PFN_cuCtxCreate_v12050>(lookUp("cuCtxCreate", 12050))) {
     const void* got = reinterpret_cast<void*>(create);
-    std::printf("    another function than for 12000: %s; the one CUDA_VERSION %d gets: %s\n", got != v3 ? "yes" : "NO",
-                CUDA_VERSION, got == asCompiled ? "yes" : "no");
+    std::printf("    another function than for 12000: %s; the one CUDA_VERSION %d gets: %s\n",
+                got != v3 ? "yes" : "NO", CUDA_VERSION, got == asCompiled ? "yes" : "no");
     CUcontext ctx = nullptr;
-    std::printf("    called with four (no parameters): %s\n", wb::errorName(create(&ctx, nullptr, 0, dev)).c_str());
+    std::printf("    called with four (no parameters): %s\n",
+                wb::errorName(create(&ctx, nullptr, 0, dev)).c_str());
     CU_CHECK(cuCtxDestroy(ctx));
     wb::expect(got != v3, "cuCtxCreate for 12050 another function than for 12000", "the same pointer");
   }
@@ -327,8 +335,10 @@ void openTheDriver() {
   int driver = 0;
   if (auto getVersion = reinterpret_cast<PFN_cuDriverGetVersion_v2020>(dlsym(lib, "cuDriverGetVersion")))
     getVersion(&driver);
-  using GetProcAddress = CUresult(CUDAAPI*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
-  auto getProc = driver >= 12000 ? reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2")) : nullptr;
+  using GetProcAddress =
+      CUresult(CUDAAPI*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+  auto getProc =
+      driver >= 12000 ? reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2")) : nullptr;
   void* pfn = nullptr;
   if (getProc) getProc("cuDeviceGetCount", &pfn, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, nullptr);
   int devices = -1;
@@ -372,7 +382,8 @@ void imagesAgainstDevice(CUdevice dev) {
   CUresult rc = cuModuleLoadData(&module, future.c_str());
   report("PTX .version 9.9, cuModuleLoadData", rc, module);
   CUlibrary library = nullptr;
-  const CUresult loaded = cuLibraryLoadData(&library, future.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  const CUresult loaded =
+      cuLibraryLoadData(&library, future.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0);
   report("PTX .version 9.9, cuLibraryLoadData", loaded);
   if (loaded == CUDA_SUCCESS) {
     CUkernel fill = nullptr;
@@ -446,11 +457,13 @@ void ptxRunsForward(CUdevice dev) {
   CU_CHECK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
   wb::ScratchDir dir;
   const JitRun run = runJitChild(dir.path() + "/cache");
-  std::printf("PTX for sm_%u, compiled by the driver for this sm_%d%d device in a fresh process with an empty\n"
+  std::printf("PTX for sm_%u, compiled by the driver for this sm_%d%d device in a fresh process "
+              "with an empty\n"
               "cache folder (%zu files in it afterwards): result %s\n",
               wb::builtArchitectures().front(), major, minor, run.files, run.right ? "right" : "WRONG");
   wb::expect(run.right, "the right result from PTX compiled for this device", "wrong values");
-  wb::expect(run.files > 0, "a compile (the driver caches what it compiles)", "the cache folder stayed empty");
+  wb::expect(run.files > 0, "a compile (the driver caches what it compiles)",
+             "the cache folder stayed empty");
 }
 //! [jit-forward]
 
@@ -488,7 +501,8 @@ void jitCache() {
   wb::ScratchDir dir;  // removed with both cache folders at the end
   const std::string cache = dir.path() + "/cache", unused = dir.path() + "/disabled";
   const auto show = [](const char* what, const JitRun& run) {
-    std::printf("  %-26s %8.3f ms to a usable kernel; files in its cache folder: %zu\n", what, run.ms, run.files);
+    std::printf("  %-26s %8.3f ms to a usable kernel; files in its cache folder: %zu\n", what, run.ms,
+                run.files);
   };
   const JitRun first = runJitChild(cache);
   show("first load, empty cache", first);

@@ -101,7 +101,8 @@ CUmemoryPool defaultPool(CUdevice dev) {
   int supported = 0;
   CU_CHECK(cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, dev));
   std::printf("CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: %d\n", supported);
-  wb::expect(supported == 1, "a device with memory pools", "the attribute is 0: cuMemAllocAsync is not supported");
+  wb::expect(supported == 1, "a device with memory pools",
+             "the attribute is 0: cuMemAllocAsync is not supported");
   CUmemoryPool byDefault = nullptr, current = nullptr;
   CU_CHECK(cuDeviceGetDefaultMemPool(&byDefault, dev));
   CU_CHECK(cuDeviceGetMemPool(&current, dev));
@@ -112,8 +113,9 @@ CUmemoryPool defaultPool(CUdevice dev) {
   const int follow = policy(byDefault, CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES),
             opportunistic = policy(byDefault, CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC),
             internal = policy(byDefault, CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES);
-  std::printf("release threshold %llu bytes; reuse policies: follow event dependencies %d, opportunistic %d, "
-              "internal dependencies %d\n", static_cast<unsigned long long>(threshold), follow, opportunistic, internal);
+  std::printf("release threshold %llu bytes; reuse policies: follow event dependencies %d, "
+              "opportunistic %d, internal dependencies %d\n",
+              static_cast<unsigned long long>(threshold), follow, opportunistic, internal);
   wb::expect(threshold == 0 && follow == 1 && opportunistic == 1 && internal == 1,
              "the documented defaults: release threshold 0, every reuse policy on", "other values");
   return byDefault;
@@ -139,16 +141,19 @@ void streamOrder(const Kernels& k) {
     CU_CHECK(cuMemcpyDtoHAsync(dst, p, size, s));
     CU_CHECK(cuMemFreeAsync(p, s));
     const bool waiting = gate.outcome() == wb::Gate::Waiting;
-    std::printf("gate closed: cuMemAllocAsync gave %s; it, both copies and cuMemFreeAsync returned with the gate %s; "
-                "dst[0] = %u\n", wb::hex(p).c_str(), waiting ? "waiting" : "NOT waiting", dst[0]);
+    std::printf("gate closed: cuMemAllocAsync gave %s; it, both copies and cuMemFreeAsync returned "
+                "with the gate %s; dst[0] = %u\n",
+                wb::hex(p).c_str(), waiting ? "waiting" : "NOT waiting", dst[0]);
     wb::expect(waiting && dst[0] == 0, "every call returning before the stream ran any of them",
                "the gate had ended, or the copy back had run");
     gate.open();
     CU_CHECK(cuStreamSynchronize(s));
   }
   const auto wrong = std::count_if(dst, dst + n, [](unsigned v) { return v != 7u; });
-  std::printf("gate opened, stream synchronised: %ld of %zu values differ from 7\n", static_cast<long>(wrong), n);
-  wb::expect(wrong == 0, "the allocation, the copies and the free run in stream order", "wrong values came back");
+  std::printf("gate opened, stream synchronised: %ld of %zu values differ from 7\n",
+              static_cast<long>(wrong), n);
+  wb::expect(wrong == 0, "the allocation, the copies and the free run in stream order",
+             "wrong values came back");
   CU_CHECK(cuMemFreeHost(src));
   CU_CHECK(cuMemFreeHost(dst));
   CU_CHECK(cuStreamDestroy(s));
@@ -190,9 +195,12 @@ void ownPool(CUdevice dev, CUmemoryPool byDefault) {
   CU_CHECK(cuMemAllocAsync(&c, 1u << 20, s));
   CU_CHECK(cuDeviceSetMemPool(dev, byDefault));  // set back: the current pool is the whole process's
   CU_CHECK(cuStreamSynchronize(s));  // ask about an allocation only once the stream has made it
-  std::printf("cuMemAllocAsync:                       from the %s pool\n", poolOf(a) == byDefault ? "default" : "WRONG");
-  std::printf("cuMemAllocFromPoolAsync(new pool):     from the %s pool\n", poolOf(b) == mine ? "new" : "WRONG");
-  std::printf("cuDeviceSetMemPool(new pool), then cuMemAllocAsync: cuDeviceGetMemPool says %s; from the %s pool\n",
+  std::printf("cuMemAllocAsync:                       from the %s pool\n",
+              poolOf(a) == byDefault ? "default" : "WRONG");
+  std::printf("cuMemAllocFromPoolAsync(new pool):     from the %s pool\n",
+              poolOf(b) == mine ? "new" : "WRONG");
+  std::printf("cuDeviceSetMemPool(new pool), then cuMemAllocAsync: cuDeviceGetMemPool says %s; "
+              "from the %s pool\n",
               current == mine ? "the new pool" : "ANOTHER", poolOf(c) == mine ? "new" : "WRONG");
   wb::expect(poolOf(a) == byDefault && poolOf(b) == mine && current == mine && poolOf(c) == mine,
              "each allocation from the pool named or current", "an allocation from another pool");
@@ -236,11 +244,12 @@ void releaseThreshold(CUdevice dev) {
   const size_t freeBefore = freeMemory();
   const Held atMax = allocateFreeSync(pool, s, kBig);
   const size_t freeHeld = freeMemory();
-  std::printf("release threshold UINT64_MAX: %s reserved before cuStreamSynchronize, %s after; the device's free "
-              "memory is %s lower\n", bytes(atMax.beforeSync).c_str(), bytes(atMax.afterSync).c_str(),
+  std::printf("release threshold UINT64_MAX: %s reserved before cuStreamSynchronize, %s after; "
+              "the device's free memory is %s lower\n",
+              bytes(atMax.beforeSync).c_str(), bytes(atMax.afterSync).c_str(),
               freeHeld < freeBefore ? wb::bytes(freeBefore - freeHeld).c_str() : "NOT");
-  wb::expect(atMax.afterSync >= kBig && freeHeld < freeBefore, "the freed block kept by the pool, out of everyone "
-             "else's reach", "the pool gave it back");
+  wb::expect(atMax.afterSync >= kBig && freeHeld < freeBefore,
+             "the freed block kept by the pool, out of everyone else's reach", "the pool gave it back");
   //! [threshold]
   //! [statistics]
   const cuuint64_t used = poolStat(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT),
@@ -253,7 +262,8 @@ void releaseThreshold(CUdevice dev) {
   CU_CHECK(cuMemPoolTrimTo(pool, 0));  // keep nothing that is not in use
   const cuuint64_t trimmed = reservedIn(pool);
   const size_t freeTrimmed = freeMemory();
-  std::printf("cuMemPoolTrimTo(pool, 0): %s reserved; the device's free memory rose by %s\n", bytes(trimmed).c_str(),
+  std::printf("cuMemPoolTrimTo(pool, 0): %s reserved; the device's free memory rose by %s\n",
+              bytes(trimmed).c_str(),
               freeTrimmed > freeHeld ? wb::bytes(freeTrimmed - freeHeld).c_str() : "NOTHING");
   wb::expect(trimmed < kBig && freeTrimmed > freeHeld, "the trim giving the block back", "it was kept");
   cuuint64_t reset = 0;  // a watermark can be set to 0 only, which resets it to the current value
@@ -263,7 +273,8 @@ void releaseThreshold(CUdevice dev) {
                    reservedNow = poolStat(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH);
   std::printf("watermarks reset: USED_MEM_HIGH %s, RESERVED_MEM_HIGH %s\n", bytes(usedNow).c_str(),
               bytes(reservedNow).c_str());
-  wb::expect(usedNow == 0 && reservedNow == trimmed, "the watermarks reset to the current values", "other values");
+  wb::expect(usedNow == 0 && reservedNow == trimmed, "the watermarks reset to the current values",
+             "other values");
   CU_CHECK(cuMemPoolDestroy(pool));
   CU_CHECK(cuStreamDestroy(s));
 }
@@ -339,7 +350,8 @@ void reuseAfterEvent(const Kernels& k, CUdevice dev, CUstream a, CUstream b, boo
     CU_CHECK(cuMemAllocFromPoolAsync(&second, kBlock, pool, b));
     std::printf("%-32s %s\n", follow ? "B after A's event, follow on:" : "B after A's event, follow off:",
                 sameOrNew(first, second));
-    wb::expect((second == first) == follow, follow ? "B reusing A's block through the event" : "a new block for B",
+    wb::expect((second == first) == follow,
+               follow ? "B reusing A's block through the event" : "a new block for B",
                follow ? "a new block" : "B got A's block");
     CU_CHECK(cuMemFreeAsync(second, b));
     gate.open();
@@ -354,7 +366,8 @@ void reuseAfterEvent(const Kernels& k, CUdevice dev, CUstream a, CUstream b, boo
 // Nothing orders B after A, but A has already passed its free when B allocates. The host knows it
 // from a stamp A wrote after the free, read from pinned memory: no CUDA call, no synchronisation.
 // Only REUSE_ALLOW_OPPORTUNISTIC lets the pool act on what the device has already done.
-void reuseOpportunistic(const Kernels& k, CUdevice dev, CUstream a, CUstream b, wb::PinnedWords& stamps, bool allowed) {
+void reuseOpportunistic(const Kernels& k, CUdevice dev, CUstream a, CUstream b, wb::PinnedWords& stamps,
+                        bool allowed) {
   CUmemoryPool pool = createPool(dev);
   setPolicy(pool, CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, allowed);
   stamps.write(1, 0);
@@ -367,7 +380,9 @@ void reuseOpportunistic(const Kernels& k, CUdevice dev, CUstream a, CUstream b, 
   CU_CHECK(cuMemFreeAsync(second, b));
   CU_CHECK(cuStreamSynchronize(a));
   CU_CHECK(cuStreamSynchronize(b));
-  std::printf("%-44s %s\n", allowed ? "B, A past its free, opportunistic on:" : "B, A past its free, opportunistic off:",
+  std::printf("%-44s %s\n",
+              allowed ? "B, A past its free, opportunistic on:"
+                      : "B, A past its free, opportunistic off:",
               sameOrNew(first, second));
   wb::expect(passed && (second == first) == allowed,
              allowed ? "B reusing the block A had already freed" : "a new block for B without the policy",
@@ -381,8 +396,8 @@ void reuseOpportunistic(const Kernels& k, CUdevice dev, CUstream a, CUstream b, 
 // the gate, with nothing ordering B after A, and the pool cannot map another. With
 // REUSE_ALLOW_INTERNAL_DEPENDENCIES it gives B A's block and makes B wait for A's free; without, the
 // allocation is refused. A stamp in C, independent of both, shows that the GPU was free to run B's.
-void reuseInternal(const Kernels& k, CUdevice dev, CUstream a, CUstream b, CUstream c, wb::PinnedWords& stamps,
-                   bool allowed) {
+void reuseInternal(const Kernels& k, CUdevice dev, CUstream a, CUstream b, CUstream c,
+                   wb::PinnedWords& stamps, bool allowed) {
   CUmemoryPool pool = createPool(dev, kBlock);
   setPolicy(pool, CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, allowed);
   stamps.write(1, 0);
@@ -403,8 +418,9 @@ void reuseInternal(const Kernels& k, CUdevice dev, CUstream a, CUstream b, CUstr
   //! [internal]
   //! [internal-2]
   if (allowed)
-    std::printf("%-44s %s, %s; C's stamp ran, B's %s\n", "B, pool full, internal dependencies on:",
-                wb::errorName(rc).c_str(), sameOrNew(first, second), bWaits ? "waits for A's gate" : "DID NOT WAIT");
+    std::printf("%-44s %s, %s; C's stamp ran, B's %s\n",
+                "B, pool full, internal dependencies on:", wb::errorName(rc).c_str(),
+                sameOrNew(first, second), bWaits ? "waits for A's gate" : "DID NOT WAIT");
   else
     std::printf("%-44s %s\n", "B, pool full, internal dependencies off:", wb::errorName(rc).c_str());
   wb::expect(allowed ? rc == CUDA_SUCCESS && second == first && bWaits : rc != CUDA_SUCCESS,
@@ -437,9 +453,10 @@ void contextDestroy(CUdevice dev) {
   CU_CHECK(cuMemAllocFromPoolAsync(&pooled, kBig, pool, s));
   CU_CHECK(cuStreamSynchronize(s));
   std::printf("CU_POINTER_ATTRIBUTE_CONTEXT: cuMemAlloc's pointer %s, the pool's block %s\n",
-              contextOf(plain) == ctx ? "the new context" : "ANOTHER", contextOf(pooled) ? "A CONTEXT" : "NULL");
-  wb::expect(contextOf(plain) == ctx && contextOf(pooled) == nullptr, "the pool's block belonging to no context",
-             "another owner");
+              contextOf(plain) == ctx ? "the new context" : "ANOTHER",
+              contextOf(pooled) ? "A CONTEXT" : "NULL");
+  wb::expect(contextOf(plain) == ctx && contextOf(pooled) == nullptr,
+             "the pool's block belonging to no context", "another owner");
   CU_CHECK(cuMemFree(plain));
   CU_CHECK(cuStreamDestroy(s));
   CU_CHECK(cuCtxDestroy(ctx));  // pops it: the primary context is current again
@@ -452,7 +469,8 @@ void contextDestroy(CUdevice dev) {
   CU_CHECK(cuStreamSynchronize(free));
   CU_CHECK(cuStreamDestroy(free));
   const cuuint64_t after = poolStat(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
-  std::printf("after cuMemFreeAsync in another context's stream, synchronised: %s in use\n", bytes(after).c_str());
+  std::printf("after cuMemFreeAsync in another context's stream, synchronised: %s in use\n",
+              bytes(after).c_str());
   wb::expect(after == 0, "the explicit free giving the block back", "it is still in use");
   CU_CHECK(cuMemPoolDestroy(pool));
 }
@@ -481,8 +499,8 @@ void peerAccess(const Kernels& k, CUdevice dev0, CUcontext primary0) {
   if (count >= 2) CU_CHECK(cuDeviceGet(&dev1, 1));
   if (count >= 2) CU_CHECK(cuDeviceCanAccessPeer(&can, dev1, dev0));
   if (!can) {
-    std::printf("skipped: %s; with two peer devices this step shows device 1 without access to device 0's pool "
-                "until cuMemPoolSetAccess, then a kernel on device 1 writing into it\n",
+    std::printf("skipped: %s; with two peer devices this step shows device 1 without access to "
+                "device 0's pool until cuMemPoolSetAccess, then a kernel on device 1 writing into it\n",
                 count < 2 ? "this machine has one device" : "device 1 cannot access device 0's memory");
     return;
   }
@@ -519,7 +537,8 @@ void peerAccess(const Kernels& k, CUdevice dev0, CUcontext primary0) {
   CU_CHECK(cuMemcpyDtoH(back.data(), data, n * sizeof(float)));
   const float expected = 0.0f * 0.999f + 0.001f;
   const auto wrong = std::count_if(back.begin(), back.end(), [&](float v) { return v != expected; });
-  std::printf("a kernel on device 1 wrote device 0's pool memory: %ld of %u values wrong\n", static_cast<long>(wrong), n);
+  std::printf("a kernel on device 1 wrote device 0's pool memory: %ld of %u values wrong\n",
+              static_cast<long>(wrong), n);
   wb::expect(wrong == 0, "device 1 writing the pool's memory once granted", "wrong values");
   CU_CHECK(cuMemFreeAsync(data, s));
   CU_CHECK(cuStreamSynchronize(s));

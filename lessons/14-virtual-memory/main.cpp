@@ -132,9 +132,12 @@ size_t countOf(const std::vector<float>& v, size_t from, size_t to, float value)
 size_t supportAndGranularity(CUdevice dev) {
   const int vmm = attribute(dev, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED);
   const int fd = attribute(dev, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED);
-  std::printf("VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED %d, HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED %d\n", vmm, fd);
-  wb::expect(vmm == 1, "a device with virtual memory management", "the attribute is 0: cuMemCreate is not supported");
-  const size_t minimum = granularity(dev), recommended = granularity(dev, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+  std::printf("VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED %d, HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED %d\n",
+              vmm, fd);
+  wb::expect(vmm == 1, "a device with virtual memory management",
+             "the attribute is 0: cuMemCreate is not supported");
+  const size_t minimum = granularity(dev),
+               recommended = granularity(dev, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
   std::printf("granularity of device memory: minimum %s, recommended %s\n", wb::bytes(minimum).c_str(),
               wb::bytes(recommended).c_str());
   wb::expect(minimum > 0 && recommended >= minimum, "a granularity, the recommended one at least the minimum",
@@ -154,8 +157,9 @@ void notAMultiple(CUdevice dev, size_t granule) {
   if (refused == CUDA_SUCCESS) CU_CHECK(cuMemRelease(handle));
   const CUresult created = cuMemCreate(&handle, rounded, &prop, 0);
   if (created == CUDA_SUCCESS) CU_CHECK(cuMemRelease(handle));
-  std::printf("cuMemCreate of %zu bytes (the granularity + 4 KiB): %s; rounded up to %zu bytes (%s): %s\n", odd,
-              wb::errorName(refused).c_str(), rounded, wb::bytes(rounded).c_str(), wb::errorName(created).c_str());
+  std::printf("cuMemCreate of %zu bytes (the granularity + 4 KiB): %s; "
+              "rounded up to %zu bytes (%s): %s\n", odd, wb::errorName(refused).c_str(), rounded,
+              wb::bytes(rounded).c_str(), wb::errorName(created).c_str());
   wb::expect(refused != CUDA_SUCCESS && created == CUDA_SUCCESS,
              "a size that is not a multiple refused, the size rounded up accepted", "other results");
 }
@@ -183,10 +187,11 @@ Mapped reserveCreateMap(CUdevice dev, size_t size, size_t granule) {
   const std::string before = accessOf(dev, m.base);
   const CUmemAccessDesc access = readWrite(dev);
   CU_CHECK(cuMemSetAccess(m.base, size, &access, 1));  // and device dev may use them
-  std::printf("cuMemAddressReserve(%s): %s; free memory %s\n", wb::bytes(size).c_str(), wb::hex(m.base).c_str(),
-              moved(free0, free1).c_str());
+  std::printf("cuMemAddressReserve(%s): %s; free memory %s\n", wb::bytes(size).c_str(),
+              wb::hex(m.base).c_str(), moved(free0, free1).c_str());
   std::printf("cuMemCreate(%s): free memory %s\n", wb::bytes(size).c_str(), moved(free1, free2).c_str());
-  std::printf("cuMemMap: device access %s; after cuMemSetAccess: %s\n", before.c_str(), accessOf(dev, m.base).c_str());
+  std::printf("cuMemMap: device access %s; after cuMemSetAccess: %s\n", before.c_str(),
+              accessOf(dev, m.base).c_str());
   wb::expect(free1 + size / 2 > free0 && free2 + size / 2 <= free1,
              "the reservation taking no memory, cuMemCreate taking the size", "other changes in free memory");
   wb::expect(before != "read-write" && accessOf(dev, m.base) == "read-write",
@@ -202,7 +207,8 @@ void useIt(const Kernels& k, const Mapped& m) {
   fill(k, m.base, 1.5f, n);
   CU_CHECK(cuCtxSynchronize());
   const size_t right = countOf(readBack(m.base, n), 0, n, 1.5f);
-  std::printf("fill(%s, 1.5) in a kernel: %zu of %u values read back as 1.5\n", wb::hex(m.base).c_str(), right, n);
+  std::printf("fill(%s, 1.5) in a kernel: %zu of %u values read back as 1.5\n", wb::hex(m.base).c_str(),
+              right, n);
   wb::expect(right == n, "the kernel's values in the mapped memory", "wrong values");
 }
 //! [use]
@@ -217,7 +223,8 @@ CUdeviceptr mapAgain(CUdevice dev, const Mapped& m, size_t granule) {
   const CUmemAccessDesc access = readWrite(dev);
   CU_CHECK(cuMemSetAccess(alias, m.size, &access, 1));
   const std::vector<float> seen = readBack(alias, 4);
-  std::printf("the same handle mapped again at %s: it reads %.1f there too\n", wb::hex(alias).c_str(), seen[0]);
+  std::printf("the same handle mapped again at %s: it reads %.1f there too\n", wb::hex(alias).c_str(),
+              seen[0]);
   wb::expect(seen[0] == 1.5f, "one memory behind two addresses", "the second address read something else");
   return alias;
 }
@@ -238,13 +245,14 @@ void teardown(const Mapped& m, CUdeviceptr alias) {
   const size_t free3 = freeMemory();
   CU_CHECK(cuMemAddressFree(alias, m.size));
   CU_CHECK(cuMemAddressFree(m.base, m.size));  // the addresses go back
-  std::printf("cuMemRelease: free memory %s, and the first address still reads %.1f\n", moved(free0, free1).c_str(),
-              stillThere);
+  std::printf("cuMemRelease: free memory %s, and the first address still reads %.1f\n",
+              moved(free0, free1).c_str(), stillThere);
   std::printf("cuMemUnmap of the first mapping: free memory %s\n", moved(free1, free2).c_str());
   std::printf("cuMemUnmap of the second: free memory %s\n", moved(free2, free3).c_str());
   wb::expect(free1 < free0 + m.size / 2 && stillThere == 1.5f && free2 < free1 + m.size / 2 &&
                  free3 >= free2 + m.size / 2,
-             "the memory kept by its mappings, and given back with the last one", "other changes in free memory");
+             "the memory kept by its mappings, and given back with the last one",
+             "other changes in free memory");
 }
 //! [teardown]
 
@@ -303,11 +311,12 @@ void growInPlace(const Kernels& k, CUdevice dev, size_t granule) {
   std::printf("reserved %s at %s; grown to %s, then to %s: base %s, free memory fell by %s\n",
               wb::bytes(b.capacity).c_str(), wb::hex(before).c_str(), wb::bytes(size_t{first} * 4).c_str(),
               wb::bytes(b.size).c_str(), b.base == before ? "unchanged" : "MOVED", wb::bytes(held).c_str());
-  std::printf("after scale(x2 + 1) over all of it: %zu of %u old values are 3.0, %zu of %u new ones are 11.0\n", old,
-              first, added, all - first);
+  std::printf("after scale(x2 + 1) over all of it: %zu of %u old values are 3.0, "
+              "%zu of %u new ones are 11.0\n", old, first, added, all - first);
   wb::expect(b.base == before && old == first && added == all - first,
              "the old data at the old addresses, and the new memory after it", "moved or wrong values");
-  wb::expect(held < b.capacity / 2, "only the mapped memory taken, not the reservation", "the reservation cost memory");
+  wb::expect(held < b.capacity / 2, "only the mapped memory taken, not the reservation",
+             "the reservation cost memory");
   freeBuffer(b);
 }
 //! [grow]
@@ -375,10 +384,12 @@ std::vector<GrowthCost> growthCost(CUdevice dev, size_t granule) {
   std::vector<GrowthCost> costs;
   for (size_t bytes = 8u << 20; bytes <= (size_t{2} << 30); bytes *= 4)
     costs.push_back({bytes, growByMapping(dev, bytes, granule), growByCopying(bytes)});
-  std::printf("Growing a buffer from half its size to its size, microseconds (median of 9 after 2 warm-ups):\n");
+  std::printf("Growing a buffer from half its size to its size, microseconds "
+              "(median of 9 after 2 warm-ups):\n");
   std::printf("  %10s  %22s  %20s  %7s\n", "to size", "map more (cuMemMap)", "cuMemAlloc + copy", "ratio");
   for (const GrowthCost& c : costs)
-    std::printf("  %10s  %22.1f  %20.1f  %6.1fx\n", wb::bytes(c.bytes).c_str(), c.mapUs, c.copyUs, c.copyUs / c.mapUs);
+    std::printf("  %10s  %22.1f  %20.1f  %6.1fx\n", wb::bytes(c.bytes).c_str(), c.mapUs, c.copyUs,
+                c.copyUs / c.mapUs);
   const GrowthCost& largest = costs.back();
   wb::expect(largest.mapUs < largest.copyUs,
              "mapping more memory faster than allocating bigger and copying at " + wb::bytes(largest.bytes),
@@ -420,7 +431,8 @@ void twoDevices(const Kernels& k, CUdevice dev0, CUcontext primary0) {
   if (!can01 || !can10) {
     std::printf("skipped: %s; with two devices this step maps device 0's and device 1's memory into one "
                 "reservation, and kernels on both devices use all of it\n",
-                count < 2 ? "this machine has one device" : "the two devices cannot access each other's memory");
+                count < 2 ? "this machine has one device"
+                          : "the two devices cannot access each other's memory");
     return;
   }
   const size_t granule = std::max(granularity(dev0), granularity(dev1));
@@ -511,8 +523,9 @@ int childImport(int socket) {
   CU_CHECK(cuMemAddressFree(p, msg.bytes));
   CU_CHECK(cuCtxSetCurrent(nullptr));
   CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-  std::printf("received descriptor %d, imported and mapped it at %s: %zu of %zu words as the parent wrote them; "
-              "wrote 0x%X into the first\n", fd, wb::hex(p).c_str(), right, seen.size(), kMark);
+  std::printf("received descriptor %d, imported and mapped it at %s: %zu of %zu words as the parent "
+              "wrote them; wrote 0x%X into the first\n",
+              fd, wb::hex(p).c_str(), right, seen.size(), kMark);
   return right == seen.size() ? wb::kExitOk : wb::kExitContradicted;
 }
 //! [child-2]
@@ -546,12 +559,14 @@ void shareWithChild(CUdevice dev, size_t granule) {
   //! [share-2]
   wb::SocketPair sockets;
   const bool sent = wb::sendFd(sockets.fds[0], fd, msg);  // queued: the child reads it when it starts
-  const wb::ProcessEnd end = wb::runProcess({wb::selfPath(), "--child", "import", std::to_string(sockets.fds[1])},
-                                            {}, kChildSeconds, {sockets.fds[1]});  // its end, for it alone
+  const wb::ProcessEnd end =
+      wb::runProcess({wb::selfPath(), "--child", "import", std::to_string(sockets.fds[1])}, {},
+                     kChildSeconds, {sockets.fds[1]});  // its end, for it alone
   close(fd);
-  std::printf("exported %s as descriptor %d and sent it over a Unix socket: %s\n", wb::bytes(size).c_str(), fd,
-              sent ? "sent" : "NOT SENT");
-  std::printf("the child: %s%s", end.output.c_str(), end.output.empty() || end.output.back() != '\n' ? "\n" : "");
+  std::printf("exported %s as descriptor %d and sent it over a Unix socket: %s\n",
+              wb::bytes(size).c_str(), fd, sent ? "sent" : "NOT SENT");
+  std::printf("the child: %s%s", end.output.c_str(),
+              end.output.empty() || end.output.back() != '\n' ? "\n" : "");
   wb::expect(sent && !end.timedOut && end.signal == 0 && end.code == wb::kExitOk,
              "the child importing the memory and finding the parent's data",
              end.timedOut ? "it hung" : "it ended with code " + std::to_string(end.code));
@@ -560,7 +575,8 @@ void shareWithChild(CUdevice dev, size_t granule) {
   for (size_t i = 1; i < words.size(); ++i) kept += words[i] == patternAt(msg.seed, i);
   std::printf("back in the parent: the first word is 0x%X, and %zu of %zu others unchanged\n", words[0], kept,
               words.size() - 1);
-  wb::expect(words[0] == kMark && kept == words.size() - 1, "the child's write in the parent's memory", "other values");
+  wb::expect(words[0] == kMark && kept == words.size() - 1, "the child's write in the parent's memory",
+             "other values");
   CU_CHECK(cuMemUnmap(m.base, size));  // the last reference: the memory goes back
   CU_CHECK(cuMemAddressFree(m.base, size));
 }

@@ -190,11 +190,12 @@ void captureAndLaunch(const Kernels& k) {
   const size_t kernels = kernelNodesIn(graph);
   std::printf("during the capture: %s (capture id %llu); after cuStreamEndCapture: %s\n", statusName(during),
               static_cast<unsigned long long>(id), statusName(after));
-  std::printf("the graph holds %zu kernel nodes; stream synchronised, the stamps' slots read %u and %u\n", kernels,
-              stamps.read(1), stamps.read(2));
-  wb::expect(during == CU_STREAM_CAPTURE_STATUS_ACTIVE && after == CU_STREAM_CAPTURE_STATUS_NONE && kernels == 2 &&
-                 stamps.read(1) == 0 && stamps.read(2) == 0,
-             "the capture recording two kernels and running neither", "another status, node count or a stamp");
+  std::printf("the graph holds %zu kernel nodes; stream synchronised, the stamps' slots read %u and %u\n",
+              kernels, stamps.read(1), stamps.read(2));
+  wb::expect(during == CU_STREAM_CAPTURE_STATUS_ACTIVE && after == CU_STREAM_CAPTURE_STATUS_NONE &&
+                 kernels == 2 && stamps.read(1) == 0 && stamps.read(2) == 0,
+             "the capture recording two kernels and running neither",
+             "another status, node count or a stamp");
   //! [capture]
   //! [launch]
   CUgraphExec exec = nullptr;
@@ -239,8 +240,8 @@ void synchronizeDuringCapture(const Kernels& k) {
   if (graph) CU_CHECK(cuGraphDestroy(graph));
   //! [invalidate]
   //! [invalidate-2]
-  wb::expect(sync != CUDA_SUCCESS && isCapturing == CU_STREAM_CAPTURE_STATUS_INVALIDATED && infoRc == CUDA_SUCCESS &&
-                 info == CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+  wb::expect(sync != CUDA_SUCCESS && isCapturing == CU_STREAM_CAPTURE_STATUS_INVALIDATED &&
+                 infoRc == CUDA_SUCCESS && info == CU_STREAM_CAPTURE_STATUS_INVALIDATED,
              "the synchronising call failing and invalidating the capture",
              wb::errorName(sync) + ", " + statusName(isCapturing));
   wb::expect(later != CUDA_SUCCESS && ended != CUDA_SUCCESS && graph == nullptr &&
@@ -249,9 +250,10 @@ void synchronizeDuringCapture(const Kernels& k) {
              "the launch gave " + wb::errorName(later) + ", cuStreamEndCapture " + wb::errorName(ended));
   CU_CHECK(stampIn(k, stamps, 1, s));  // the capture has ended: the stream runs work again
   const CUresult synced = cuStreamSynchronize(s);
-  std::printf("  a stamp launched now, the stream synchronised: %s, the stamp ran %s\n", wb::errorName(synced).c_str(),
-              stamps.read(1) == 1 ? "yes" : "NO");
-  wb::expect(synced == CUDA_SUCCESS && stamps.read(1) == 1, "the stream usable again", "the stamp did not run");
+  std::printf("  a stamp launched now, the stream synchronised: %s, the stamp ran %s\n",
+              wb::errorName(synced).c_str(), stamps.read(1) == 1 ? "yes" : "NO");
+  wb::expect(synced == CUDA_SUCCESS && stamps.read(1) == 1, "the stream usable again",
+             "the stamp did not run");
   CU_CHECK(cuStreamDestroy(s));
 }
 //! [invalidate-2]
@@ -273,10 +275,11 @@ void synchronizeInOtherModes(const Kernels& k) {
     const CUresult ended = cuStreamEndCapture(s, &graph);
     if (graph) CU_CHECK(cuGraphDestroy(graph));
     CU_CHECK(cuStreamDestroy(s));
-    std::printf("%s capture, then cuStreamSynchronize of its stream: %s; the capture then %s; cuStreamEndCapture "
-                "%s\n", name, wb::errorName(sync).c_str(), statusName(status), wb::errorName(ended).c_str());
-    wb::expect(sync != CUDA_SUCCESS && status == CU_STREAM_CAPTURE_STATUS_INVALIDATED && ended != CUDA_SUCCESS &&
-                   graph == nullptr,
+    std::printf("%s capture, then cuStreamSynchronize of its stream: %s; the capture then %s; "
+                "cuStreamEndCapture %s\n",
+                name, wb::errorName(sync).c_str(), statusName(status), wb::errorName(ended).c_str());
+    wb::expect(sync != CUDA_SUCCESS && status == CU_STREAM_CAPTURE_STATUS_INVALIDATED &&
+                   ended != CUDA_SUCCESS && graph == nullptr,
                std::string("the synchronising call invalidating a ") + name + " capture too",
                wb::errorName(sync) + ", the capture " + statusName(status));
   }
@@ -298,8 +301,9 @@ void legacyDuringCapture(const Kernels& k) {
   const CUstreamCaptureStatus still = captureStatus(blocking);
   CUgraph graph = nullptr;
   const CUresult ended = cuStreamEndCapture(blocking, &graph);
-  std::printf("a blocking stream capturing: cuStreamIsCapturing(CU_STREAM_LEGACY) %s; the capture stays %s; "
-              "cuStreamEndCapture %s\n", wb::errorName(rc).c_str(), statusName(still), wb::errorName(ended).c_str());
+  std::printf("a blocking stream capturing: cuStreamIsCapturing(CU_STREAM_LEGACY) %s; "
+              "the capture stays %s; cuStreamEndCapture %s\n",
+              wb::errorName(rc).c_str(), statusName(still), wb::errorName(ended).c_str());
   if (graph) CU_CHECK(cuGraphDestroy(graph));
   CU_CHECK(cuStreamDestroy(blocking));
   wb::expect(rc == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT && still == CU_STREAM_CAPTURE_STATUS_ACTIVE &&
@@ -355,7 +359,8 @@ void captureModes(const Kernels& k) {
     std::printf("  %-36s cuMemAlloc %s; the capture then %s; cuStreamEndCapture %s\n", c.name,
                 wb::errorName(o.alloc).c_str(), statusName(o.after), wb::errorName(o.ended).c_str());
     if (c.documented)
-      wb::expect(o.alloc == CUDA_SUCCESS && o.after == CU_STREAM_CAPTURE_STATUS_ACTIVE && o.ended == CUDA_SUCCESS,
+      wb::expect(o.alloc == CUDA_SUCCESS && o.after == CU_STREAM_CAPTURE_STATUS_ACTIVE &&
+                     o.ended == CUDA_SUCCESS,
                  std::string("cuMemAlloc allowed and the capture intact under ") + c.name,
                  wb::errorName(o.alloc) + ", the capture " + statusName(o.after));
   }
@@ -405,13 +410,15 @@ void newArgumentsNextLaunch(const Kernels& k) {
   CUDA_KERNEL_NODE_PARAMS own{};
   CU_CHECK(cuGraphKernelNodeGetParams(node, &own));
   const float nodeB = argument<float>(own, 3);
-  std::printf("launch 1 (b = 1), then cuGraphExecKernelNodeSetParams(b = 100) with launch 1 %s, then launch 2\n",
-              pending ? "still pending behind the gate" : "NO LONGER PENDING");
+  std::printf("launch 1 (b = 1), then cuGraphExecKernelNodeSetParams(b = 100) with launch 1 %s, "
+              "then launch 2\n", pending ? "still pending behind the gate" : "NO LONGER PENDING");
   std::printf("gate opened: data[0] = %g (0 + 1 + 100: the pending launch kept b = 1)\n", x);
   std::printf("the graph's own node still says b = %g; the executable graph is the same handle: %s\n", nodeB,
               exec == before ? "yes" : "NO");
-  wb::expect(pending && x == 101.0f && nodeB == 1.0f, "the update changing later launches only, not the pending one "
-             "nor the graph's node", "data[0] = " + std::to_string(x) + ", the node's b = " + std::to_string(nodeB));
+  wb::expect(pending && x == 101.0f && nodeB == 1.0f,
+             "the update changing later launches only, not the pending one "
+             "nor the graph's node",
+             "data[0] = " + std::to_string(x) + ", the node's b = " + std::to_string(nodeB));
   runGraph(exec, s);
   std::printf("launch 3: data[0] = %g\n", firstFloat(data));
   wb::expect(firstFloat(data) == 201.0f, "the new argument kept for every later launch", "another value");
@@ -455,8 +462,10 @@ void updateFromNewCapture(const Kernels& k) {
   const float updated = firstFloat(data);
   std::printf("cuGraphExecUpdate from a capture with b = 2: %s, %s; launched: data[0] = %g\n",
               wb::errorName(sameRc).c_str(), updateResultName(sameInfo.result), updated);
-  wb::expect(sameRc == CUDA_SUCCESS && sameInfo.result == CU_GRAPH_EXEC_UPDATE_SUCCESS && updated == 2.0f,
-             "the same topology updated in place", wb::errorName(sameRc) + ", data[0] = " + std::to_string(updated));
+  wb::expect(sameRc == CUDA_SUCCESS && sameInfo.result == CU_GRAPH_EXEC_UPDATE_SUCCESS &&
+                 updated == 2.0f,
+             "the same topology updated in place",
+             wb::errorName(sameRc) + ", data[0] = " + std::to_string(updated));
   //! [exec-update]
   //! [exec-update-2]
   CUgraph bigger = captureStep(k, s, data, n, 3.0f, true);
@@ -464,15 +473,17 @@ void updateFromNewCapture(const Kernels& k) {
   const CUresult rc = cuGraphExecUpdate(exec, bigger, &info);
   std::printf("cuGraphExecUpdate from a capture with one kernel more: %s, %s, error node %s\n",
               wb::errorName(rc).c_str(), updateResultName(info.result), info.errorNode ? "set" : "NULL");
-  wb::expect(rc == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE && info.result == CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED &&
-                 info.errorNode == nullptr,
-             "the update refused: the node count changed", wb::errorName(rc) + ", " + updateResultName(info.result));
+  wb::expect(rc == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE &&
+                 info.result == CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED && info.errorNode == nullptr,
+             "the update refused: the node count changed",
+             wb::errorName(rc) + ", " + updateResultName(info.result));
   CU_CHECK(cuGraphExecDestroy(exec));  // refused: instantiate the new graph instead
   CU_CHECK(cuGraphInstantiate(&exec, bigger, 0));
   runGraph(exec, s);
   const float again = firstFloat(data);
   std::printf("instantiated anew from that capture: data[0] = %g (3 + 1000)\n", again);
-  wb::expect(again == 1003.0f, "the new executable graph running both kernels", "data[0] = " + std::to_string(again));
+  wb::expect(again == 1003.0f, "the new executable graph running both kernels",
+             "data[0] = " + std::to_string(again));
   CU_CHECK(cuGraphExecDestroy(exec));
   for (CUgraph g : {first, same, bigger}) CU_CHECK(cuGraphDestroy(g));
   CU_CHECK(cuMemFree(data));
@@ -535,8 +546,8 @@ LaunchCost launchCost(const Kernels& k, CUstream s, CUdeviceptr counter, unsigne
   CU_CHECK(cuGraphExecDestroy(exec));
   CU_CHECK(cuGraphDestroy(graph));
   const double perKernelUs = 1000.0 / n;
-  return {n, median(streamSubmit) * perKernelUs, median(graphSubmit) * perKernelUs, median(streamDone) * perKernelUs,
-          median(graphDone) * perKernelUs};
+  return {n, median(streamSubmit) * perKernelUs, median(graphSubmit) * perKernelUs,
+          median(streamDone) * perKernelUs, median(graphDone) * perKernelUs};
 }
 //! [cost-2]
 
@@ -603,7 +614,8 @@ void CUDA_CB markDone(void* flag) { static_cast<std::atomic<bool>*>(flag)->store
 // closed, C cannot have run, nor D; B, independent of A, may have. The host waits for B's stamp
 // first: only once B is done does a C still at 0 show that C waits for A.
 void byHand(const Kernels& k) {
-  wb::PinnedWords words(5);  // [0] the gate, [1] its outcome, [2] the stamp counter, [3] B's slot, [4] C's slot
+  wb::PinnedWords words(5);  // [0] the gate, [1] its outcome, [2] the stamp counter, [3] B's slot,
+                             // [4] C's slot
   CUdeviceptr gateWord = words.device(0), outcome = words.device(1), counter = words.device(2),
               slotB = words.device(3), slotC = words.device(4);
   unsigned long long deadlineNs = 10'000'000'000ull;  // the gate gives up after 10 s
@@ -629,24 +641,28 @@ void byHand(const Kernels& k) {
   CU_CHECK(cuGraphLaunch(exec, s));
   const bool bRan = waitForWord(words, 3, 2000);  // B's stamp, read from pinned memory: no CUDA call
   const unsigned cClosed = words.read(4);
-  const bool hostClosed = hostRan.load(), gateClosed = words.read(1) == static_cast<unsigned>(wb::Gate::Waiting);
+  const bool hostClosed = hostRan.load(),
+             gateClosed = words.read(1) == static_cast<unsigned>(wb::Gate::Waiting);
   words.write(0, 1);  // open the gate
   CU_CHECK(cuStreamSynchronize(s));
-  std::printf("gate closed: B, independent of A, %s; then C (after A and B) ran: %s; D, the host node after C, "
-              "ran: %s\n", bRan ? "ran" : "did not run within 2 s (the scheduler did not run the branches side by side)",
+  std::printf("gate closed: B, independent of A, %s; then C (after A and B) ran: %s; "
+              "D, the host node after C, ran: %s\n",
+              bRan ? "ran"
+                   : "did not run within 2 s (the scheduler did not run the branches side by side)",
               cClosed ? "YES" : "no", hostClosed ? "YES" : "no");
   std::printf("gate opened, stream synchronised: B ran %u, C ran %u, the host node ran: %s\n", words.read(3),
               words.read(4), hostRan.load() ? "yes" : "NO");
   wb::expect(gateClosed && cClosed == 0 && !hostClosed, "C and the host node waiting for the gate",
              gateClosed ? "one of them ran before" : "the gate had ended");
-  wb::expect(words.read(1) == static_cast<unsigned>(wb::Gate::Released) && words.read(4) > words.read(3) && hostRan.load(),
+  wb::expect(words.read(1) == static_cast<unsigned>(wb::Gate::Released) &&
+                 words.read(4) > words.read(3) && hostRan.load(),
              "C after both of its dependencies, and the host node after C", "another order");
   CUDA_KERNEL_NODE_PARAMS got{};
   CU_CHECK(cuGraphKernelNodeGetParams(c, &got));
   const CUdeviceptr gotSlot = argument<CUdeviceptr>(got, 1);
-  std::printf("cuGraphKernelNodeGetParams(C): the stamp function %s, %u block of %u thread, its slot argument %s\n",
-              got.func == k.stamp ? "as given" : "ANOTHER", got.gridDimX, got.blockDimX,
-              gotSlot == slotC ? "as given" : "ANOTHER");
+  std::printf("cuGraphKernelNodeGetParams(C): the stamp function %s, %u block of %u thread, "
+              "its slot argument %s\n", got.func == k.stamp ? "as given" : "ANOTHER", got.gridDimX,
+              got.blockDimX, gotSlot == slotC ? "as given" : "ANOTHER");
   wb::expect(got.func == k.stamp && got.gridDimX == 1 && gotSlot == slotC, "the node's parameters as given",
              "other parameters");
   CU_CHECK(cuGraphExecDestroy(exec));

@@ -144,8 +144,9 @@ void kernelNeeds(CUdevice dev, const Kernels& k) {
   std::printf("%-14s %9s %12s %11s %12s %13s\n", "kernel", "registers", "static smem", "local", "max threads",
               "max dyn smem");
   bool fits = true;
-  for (const auto& [name, f] : {std::pair{"smem_sum", k.smemSum.fn}, {"where", k.where.fn}, {"hold", k.hold.fn},
-                                {"grid_sum", k.gridSum.fn}, {"cluster_shape", k.clusterShape.fn}}) {
+  for (const auto& [name, f] :
+       {std::pair{"smem_sum", k.smemSum.fn}, {"where", k.where.fn}, {"hold", k.hold.fn},
+        {"grid_sum", k.gridSum.fn}, {"cluster_shape", k.clusterShape.fn}}) {
     const int regs = funcAttribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS);
     const int staticBytes = funcAttribute(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
     const int local = funcAttribute(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
@@ -157,7 +158,9 @@ void kernelNeeds(CUdevice dev, const Kernels& k) {
   }
   std::printf("a block of this device: at most %d threads, %d registers, %s of shared memory\n", maxThreads,
               registers, wb::bytes(static_cast<size_t>(shared)).c_str());
-  wb::expect(fits, "every kernel's registers, at its most threads, and its static shared memory within a block's",
+  wb::expect(fits,
+             "every kernel's registers, at its most threads, and its static shared memory "
+             "within a block's",
              "a kernel that needs more than a block has");
 }
 //! [attributes]
@@ -170,11 +173,13 @@ void launchBounds(const Kernels& k, const SumInput& in) {
   const CUresult over = launchSum(k.smemSum.fn, 512, 1024, in);
   const CUresult at = launchSum(k.smemSum.fn, static_cast<unsigned>(most), 1024, in);
   const bool right = at == CUDA_SUCCESS && sumsRight(in, 1024);
-  std::printf("smem_sum: MAX_THREADS_PER_BLOCK %d; a launch with 512 threads: %s; with %d: %s, sums %s\n", most,
-              wb::errorName(over).c_str(), most, wb::errorName(at).c_str(), right ? "right" : "WRONG");
+  std::printf("smem_sum: MAX_THREADS_PER_BLOCK %d; a launch with 512 threads: %s; with %d: %s, sums %s\n",
+              most, wb::errorName(over).c_str(), most, wb::errorName(at).c_str(),
+              right ? "right" : "WRONG");
   wb::expect(most <= 256 && over != CUDA_SUCCESS && right,
              "a launch above the kernel's launch bounds refused, one at them run",
-             "the maximum was " + std::to_string(most) + ", the launch with 512 threads " + wb::errorName(over));
+             "the maximum was " + std::to_string(most) + ", the launch with 512 threads " +
+                 wb::errorName(over));
 }
 //! [launch-bounds]
 
@@ -187,8 +192,10 @@ void beyond48KiB(CUdevice dev, const Kernels& k, const SumInput& in) {
   const int optIn = deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   const int staticBytes = funcAttribute(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
   const int byDefault = funcAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
-  std::printf("shared memory per block: %s, %s with opt-in; smem_sum: %d B static, MAX_DYNAMIC_SHARED_SIZE_BYTES %s\n",
-              wb::bytes(perBlock).c_str(), wb::bytes(optIn).c_str(), staticBytes, wb::bytes(byDefault).c_str());
+  std::printf("shared memory per block: %s, %s with opt-in; "
+              "smem_sum: %d B static, MAX_DYNAMIC_SHARED_SIZE_BYTES %s\n",
+              wb::bytes(perBlock).c_str(), wb::bytes(optIn).c_str(), staticBytes,
+              wb::bytes(byDefault).c_str());
   wb::expect(byDefault == perBlock - staticBytes, "the default: a block's shared memory minus the static",
              "the attribute was " + std::to_string(byDefault));
   if (optIn <= perBlock) return (void)std::printf("this device offers no more shared memory with opt-in\n");
@@ -206,11 +213,13 @@ void beyond48KiB(CUdevice dev, const Kernels& k, const SumInput& in) {
   //! [opt-in-limit]
   // The attribute goes no higher than the device's opt-in limit minus the static shared memory. The
   // reference promises an error past it; that the old value stays is what driver 580 did.
-  const CUresult beyond = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optIn - staticBytes + 1);
+  const CUresult beyond =
+      cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optIn - staticBytes + 1);
   const int after = funcAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
   std::printf("cuFuncSetAttribute(opt-in limit - static + 1 B): %s; the attribute stays %s\n",
               wb::errorName(beyond).c_str(), wb::bytes(static_cast<size_t>(after)).c_str());
-  wb::expect(beyond != CUDA_SUCCESS && after == static_cast<int>(n * 4), "a value past the limit refused, the old kept",
+  wb::expect(beyond != CUDA_SUCCESS && after == static_cast<int>(n * 4),
+             "a value past the limit refused, the old kept",
              wb::errorName(beyond) + ", the attribute " + std::to_string(after));
   // All of it, for the occupancy table of step 3.
   CU_CHECK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optIn - staticBytes));
@@ -237,13 +246,15 @@ void occupancyTable(CUdevice dev, const Kernels& k) {
   for (int dynamic : {0, 8 << 10, 16 << 10, 32 << 10, 48 << 10, 64 << 10, 96 << 10, 160 << 10, most}) {
     if (dynamic > most) continue;
     const int blocks = blocksPerSm(f, threads, static_cast<size_t>(dynamic));
-    std::printf("  %-22s %14d %13d\n", wb::bytes(static_cast<size_t>(dynamic)).c_str(), blocks, blocks * threads / 32);
+    std::printf("  %-22s %14d %13d\n", wb::bytes(static_cast<size_t>(dynamic)).c_str(), blocks,
+                blocks * threads / 32);
     neverMore = neverMore && blocks <= previous;
     within = within && blocks * threads <= smThreads && blocks <= smBlocks &&
              blocks * (dynamic + staticBytes) <= smShared && blocks * threads * regs <= smRegisters;
     previous = blocks;
   }
-  wb::expect(neverMore, "more shared memory per block never giving more blocks", "a row with more blocks than the one above");
+  wb::expect(neverMore, "more shared memory per block never giving more blocks",
+             "a row with more blocks than the one above");
   wb::expect(within, "the blocks of every row within the SM's threads, blocks, shared memory and registers",
              "a row past one of them");
 }
@@ -259,12 +270,15 @@ void potentialBlockSize(CUdevice dev, const Kernels& k) {
   for (const auto& [name, f] : {std::pair{"smem_sum", k.smemSum.fn}, {"where", k.where.fn}}) {
     int minGrid = 0, size = 0;
     CU_CHECK(cuOccupancyMaxPotentialBlockSize(&minGrid, &size, f, nullptr, 0, 0));
-    const int most = funcAttribute(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), perSm = blocksPerSm(f, size, 0);
-    std::printf("%-9s suggested block size %4d (the kernel allows %4d): %d blocks per SM, minimum grid %d = %d x %d SMs\n",
+    const int most = funcAttribute(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+              perSm = blocksPerSm(f, size, 0);
+    std::printf("%-9s suggested block size %4d (the kernel allows %4d): "
+                "%d blocks per SM, minimum grid %d = %d x %d SMs\n",
                 name, size, most, perSm, minGrid, perSm, sms);
     sane = sane && size > 0 && size % warp == 0 && size <= most && minGrid == perSm * sms;
   }
-  wb::expect(sane, "whole warps, within the kernel's maximum, and a grid of blocks per SM times SMs", "other values");
+  wb::expect(sane, "whole warps, within the kernel's maximum, and a grid of blocks per SM times SMs",
+             "other values");
 }
 //! [potential]
 
@@ -285,14 +299,18 @@ size_t mostThatFits(CUfunction f, int threads, int n, size_t limit) {
 // blocks of 256 threads, and the most at which the occupancy calculator fits 2.
 void availableShared(CUdevice dev, const Kernels& k) {
   // The search goes up to what the kernel may ask for (raised in step 2).
-  const size_t limit = static_cast<size_t>(funcAttribute(k.smemSum.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES));
+  const size_t limit =
+      static_cast<size_t>(funcAttribute(k.smemSum.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES));
   size_t room = 0;
   CU_CHECK(cuOccupancyAvailableDynamicSMemPerBlock(&room, k.smemSum.fn, 2, 256));
   const size_t most = mostThatFits(k.smemSum.fn, 256, 2, limit);
-  std::printf("cuOccupancyAvailableDynamicSMemPerBlock(2 blocks of 256 threads): %s (%zu B) each; with that, the "
-              "calculator fits %d\n", wb::bytes(room).c_str(), room, blocksPerSm(k.smemSum.fn, 256, room));
-  std::printf("the most at which the calculator fits 2: %zu B, %zu B %s; reserved by the system per block: %d B\n",
-              most, room > most ? room - most : most - room, room > most ? "less" : room < most ? "more" : "the same",
+  std::printf("cuOccupancyAvailableDynamicSMemPerBlock(2 blocks of 256 threads): %s (%zu B) each; "
+              "with that, the calculator fits %d\n",
+              wb::bytes(room).c_str(), room, blocksPerSm(k.smemSum.fn, 256, room));
+  std::printf("the most at which the calculator fits 2: %zu B, %zu B %s; "
+              "reserved by the system per block: %d B\n",
+              most, room > most ? room - most : most - room,
+              room > most ? "less" : room < most ? "more" : "the same",
               deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK));
   wb::expect(most > 0 && most <= room, "the calculator fitting 2 blocks at no more than the size named for 2",
              most == 0 ? "it fits none" : "it fits them with more");
@@ -306,8 +324,9 @@ void clusters(CUdevice dev, const Kernels& k) {
   const int major = deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
   const int supported = deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH);
   if (major < 9 || !supported)
-    return (void)std::printf("compute capability %d.x, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH %d: this device has no "
-                             "thread-block clusters, so this step is skipped\n", major, supported);
+    return (void)std::printf("compute capability %d.x, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH %d: "
+                             "this device has no thread-block clusters, so this step is skipped\n",
+                             major, supported);
   constexpr unsigned blocks = 8, perCluster = 2;
   CUlaunchAttribute cluster{};
   cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -333,13 +352,15 @@ void clusters(CUdevice dev, const Kernels& k) {
   }
   for (unsigned b = 0; b < blocks; b += perCluster) {
     const unsigned *first = &seen[4 * b], *second = &seen[4 * (b + 1)];
-    std::printf("  blocks %u and %u: cluster %u and %u, of %u and %u blocks, ranks %u and %u, on SMs %u and %u\n", b,
-                b + 1, first[2], second[2], first[0], second[0], first[1], second[1], first[3], second[3]);
+    std::printf("  blocks %u and %u: cluster %u and %u, of %u and %u blocks, ranks %u and %u, "
+                "on SMs %u and %u\n", b, b + 1, first[2], second[2], first[0], second[0],
+                first[1], second[1], first[3], second[3]);
   }
-  std::printf("cuOccupancyMaxPotentialClusterSize: %d blocks; cuOccupancyMaxActiveClusters (of 2): %d\n", largest,
-              resident);
+  std::printf("cuOccupancyMaxPotentialClusterSize: %d blocks; cuOccupancyMaxActiveClusters (of 2): %d\n",
+              largest, resident);
   wb::expect(shaped && largest >= static_cast<int>(perCluster) && resident >= 1,
-             "every block in a cluster of 2 at its rank, and room for such clusters", "other shapes or no room");
+             "every block in a cluster of 2 at its rank, and room for such clusters",
+             "other shapes or no room");
 }
 //! [clusters-read]
 
@@ -365,7 +386,8 @@ void cooperative(CUdevice dev, const Kernels& k) {
     return (void)std::printf("CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0: this step is skipped\n");
   const unsigned threads = 256, n = 1u << 20;
   const unsigned perSm = static_cast<unsigned>(blocksPerSm(k.gridSum.fn, threads, 0));
-  const unsigned most = perSm * static_cast<unsigned>(deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  const unsigned most =
+      perSm * static_cast<unsigned>(deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
   SumInput in(n);
   DeviceWords partial(most + 1), sync(2), out(most + 1);
   CU_CHECK(cuMemsetD32(sync.ptr, 0, 2));
@@ -378,10 +400,12 @@ void cooperative(CUdevice dev, const Kernels& k) {
   const unsigned expected = SumInput::expected(n);
   const bool allRight = std::all_of(totals.begin(), totals.end(), [&](unsigned t) { return t == expected; });
   const CUresult tooLarge = launchCooperative(k.gridSum.fn, most + 1, threads, args);
-  std::printf("grid_sum, cooperative, %u blocks (%u per SM): %s; every block read the total %u after the barrier: "
-              "%s; blocks that gave up waiting: %u\n", most, perSm, wb::errorName(fits).c_str(), expected, allRight ? "yes" : "NO", counters[1]);
+  std::printf("grid_sum, cooperative, %u blocks (%u per SM): %s; every block read the total %u "
+              "after the barrier: %s; blocks that gave up waiting: %u\n",
+              most, perSm, wb::errorName(fits).c_str(), expected, allRight ? "yes" : "NO", counters[1]);
   std::printf("one block more: %s\n", wb::errorName(tooLarge).c_str());
-  wb::expect(fits == CUDA_SUCCESS && allRight && counters[1] == 0, "every block past the barrier with the total", "other results");
+  wb::expect(fits == CUDA_SUCCESS && allRight && counters[1] == 0,
+             "every block past the barrier with the total", "other results");
   wb::expect(tooLarge == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "one block too many refused as too large",
              wb::errorName(tooLarge));
 }
@@ -411,7 +435,8 @@ class Holding {
   Holding(const Holding&) = delete;
   Holding& operator=(const Holding&) = delete;
   void open() { words_.write(0, 1); }
-  unsigned count(unsigned state) const;  // blocks in that state: 0 not started, 1 waiting, 2 released, 3 timed out
+  unsigned count(unsigned state) const;  // blocks in that state: 0 not started, 1 waiting, 2 released,
+                                         // 3 timed out
   bool allArrived(double limitSeconds) const;
   std::set<unsigned> sms() const;
 
@@ -466,7 +491,8 @@ struct Shape {
 Shape fillingShape(CUdevice dev, CUfunction hold) {
   const int smThreads = deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
   const int warp = deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
-  for (int t = funcAttribute(hold, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) / warp * warp; t >= warp; t -= warp) {
+  for (int t = funcAttribute(hold, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) / warp * warp; t >= warp;
+       t -= warp) {
     const int blocks = blocksPerSm(hold, t, 0);
     if (blocks * t == smThreads) return {static_cast<unsigned>(t), static_cast<unsigned>(blocks)};
   }
@@ -479,8 +505,10 @@ Shape fillingShape(CUdevice dev, CUfunction hold) {
 // block of where in another stream. It finds no room until the hold's blocks give up (after 0.25 s).
 void wholeDevice(CUdevice dev, const Kernels& k) {
   const Shape shape = fillingShape(dev, k.hold.fn);
-  if (!shape.threads) return (void)std::printf("no block size of hold takes exactly every thread of an SM: skipped\n");
-  const unsigned blocks = shape.perSm * static_cast<unsigned>(deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  if (!shape.threads)
+    return (void)std::printf("no block size of hold takes exactly every thread of an SM: skipped\n");
+  const unsigned blocks =
+      shape.perSm * static_cast<unsigned>(deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
   CUstream a = nullptr, b = nullptr;
   CU_CHECK(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
   CU_CHECK(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
@@ -488,14 +516,16 @@ void wholeDevice(CUdevice dev, const Kernels& k) {
   {
     Holding hold(k.hold.fn, a, blocks, shape.threads, 0.25);
     const bool arrived = hold.allArrived(5.0);
-    wb::expect(arrived, "every block of the hold resident at once", std::to_string(hold.count(0)) + " never started");
+    wb::expect(arrived, "every block of the hold resident at once",
+               std::to_string(hold.count(0)) + " never started");
     const std::set<unsigned> where = smsOf(k.where.fn, b, 1, smOfWhere);
     const unsigned gaveUp = hold.count(3);
-    std::printf("hold in stream A: %u blocks of %u threads (%u per SM), all resident, on %zu distinct SMs\n", blocks,
-                shape.threads, shape.perSm, hold.sms().size());
-    std::printf("where in stream B, launched then: it ran (on SM %u) only after %u of the hold's blocks had timed out\n",
-                *where.begin(), gaveUp);
-    wb::expect(gaveUp > 0, "the kernel in stream B waiting until the hold gave up SMs", "it ran while every block held");
+    std::printf("hold in stream A: %u blocks of %u threads (%u per SM), all resident, "
+                "on %zu distinct SMs\n", blocks, shape.threads, shape.perSm, hold.sms().size());
+    std::printf("where in stream B, launched then: it ran (on SM %u) only after %u of the hold's blocks "
+                "had timed out\n", *where.begin(), gaveUp);
+    wb::expect(gaveUp > 0, "the kernel in stream B waiting until the hold gave up SMs",
+               "it ran while every block held");
   }
   CU_CHECK(cuStreamDestroy(a));
   CU_CHECK(cuStreamDestroy(b));
@@ -577,7 +607,8 @@ Partitions makePartitions(CUdevice dev, const Kernels& k) {
   CUdevResource probe{};
   const CUresult has = cuDeviceGetDevResource(dev, &probe, CU_DEV_RESOURCE_TYPE_SM);
   if (has != CUDA_SUCCESS) {
-    std::printf("cuDeviceGetDevResource: %s: no green contexts here, steps 7 to 9 are skipped\n", wb::errorName(has).c_str());
+    std::printf("cuDeviceGetDevResource: %s: no green contexts here, steps 7 to 9 are skipped\n",
+                wb::errorName(has).c_str());
     return parts;
   }
   const unsigned minCount = std::min(16u, probe.sm.smCount / 4);
@@ -587,7 +618,8 @@ Partitions makePartitions(CUdevice dev, const Kernels& k) {
   std::printf(" (minimum partition %u SMs, co-scheduled alignment %u)", split.whole.sm.minSmPartitionSize,
               split.whole.sm.smCoscheduledAlignment);
 #endif
-  std::printf("\ncuDevSmResourceSplitByCount(2 groups, at least %u SMs each): %zu groups of", minCount, split.groups.size());
+  std::printf("\ncuDevSmResourceSplitByCount(2 groups, at least %u SMs each): %zu groups of", minCount,
+              split.groups.size());
   unsigned total = split.remaining.sm.smCount;
   bool asDocumented = split.groups.size() <= 2;
   for (const CUdevResource& g : split.groups) {
@@ -596,14 +628,16 @@ Partitions makePartitions(CUdevice dev, const Kernels& k) {
     asDocumented = asDocumented && g.sm.smCount >= minCount && g.sm.smCount == split.groups[0].sm.smCount;
 #if CUDA_VERSION >= 13000
     const unsigned align = split.whole.sm.smCoscheduledAlignment;
-    asDocumented = asDocumented && g.sm.smCount >= split.whole.sm.minSmPartitionSize && (!align || g.sm.smCount % align == 0);
+    asDocumented = asDocumented && g.sm.smCount >= split.whole.sm.minSmPartitionSize &&
+                   (!align || g.sm.smCount % align == 0);
 #endif
   }
   std::printf(" SMs, %u SMs remaining\n", split.remaining.sm.smCount);
   //! [partitions]
   //! [partitions-open]
   wb::expect(asDocumented && total <= split.whole.sm.smCount,
-             "equal groups of at least the minimum, no more than asked, and no SM counted twice", "other groups");
+             "equal groups of at least the minimum, no more than asked, and no SM counted twice",
+             "other groups");
   if (split.groups.size() < 2) {
     std::printf("fewer than two groups: steps 8 and 9 are skipped\n");
     return parts;
@@ -611,15 +645,18 @@ Partitions makePartitions(CUdevice dev, const Kernels& k) {
   parts.a = openPartition(dev, split.groups[0]);
   parts.b = openPartition(dev, split.groups[1]);
   bool matches = true;
-  for (const auto& [name, p, group] : {std::tuple{"A", &parts.a, &split.groups[0]}, {"B", &parts.b, &split.groups[1]}}) {
+  for (const auto& [name, p, group] :
+       {std::tuple{"A", &parts.a, &split.groups[0]}, {"B", &parts.b, &split.groups[1]}}) {
     CUgreenCtx owner = nullptr;
     CU_CHECK(cuStreamGetGreenCtx(p->stream, &owner));
-    std::printf("green context %s: %u SMs (cuGreenCtxGetDevResource); its stream belongs to green context %s\n", name,
-                p->sms, owner == parts.a.green ? "A" : owner == parts.b.green ? "B" : "(another)");
+    std::printf("green context %s: %u SMs (cuGreenCtxGetDevResource); "
+                "its stream belongs to green context %s\n", name, p->sms,
+                owner == parts.a.green ? "A" : owner == parts.b.green ? "B" : "(another)");
     matches = matches && p->sms == group->sm.smCount && owner == p->green;
     loadInto(*p, k);
   }
-  wb::expect(matches, "each green context with its group's SMs, and its stream in it", "other counts or owners");
+  wb::expect(matches, "each green context with its group's SMs, and its stream in it",
+             "other counts or owners");
   parts.ready = true;
   return parts;
 }
@@ -636,10 +673,12 @@ void ownSms(CUdevice dev, const Kernels& k, const Partitions& parts) {
   const std::set<unsigned> primary = smsOf(k.where.fn, nullptr, 64 * parts.a.sms, smOf);
   std::vector<unsigned> shared;
   std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(shared));
-  std::printf("where, %u blocks in partition A: %zu distinct SMs (A has %u); %u blocks in B: %zu (B has %u); "
-              "SMs in both: %zu\n", 64 * parts.a.sms, a.size(), parts.a.sms, 64 * parts.b.sms, b.size(), parts.b.sms,
+  std::printf("where, %u blocks in partition A: %zu distinct SMs (A has %u); "
+              "%u blocks in B: %zu (B has %u); SMs in both: %zu\n",
+              64 * parts.a.sms, a.size(), parts.a.sms, 64 * parts.b.sms, b.size(), parts.b.sms,
               shared.size());
-  std::printf("the same %u blocks in the primary context: %zu distinct SMs\n", 64 * parts.a.sms, primary.size());
+  std::printf("the same %u blocks in the primary context: %zu distinct SMs\n", 64 * parts.a.sms,
+              primary.size());
   wb::expect(a.size() <= parts.a.sms && b.size() <= parts.b.sms && shared.empty(),
              "each partition's kernel on at most its own SMs, none shared", "more SMs, or shared ones");
   wb::expect(primary.size() > parts.a.sms, "the same kernel outside the partitions on more SMs",
@@ -652,24 +691,27 @@ void ownSms(CUdevice dev, const Kernels& k, const Partitions& parts) {
 // partition B. It must finish while the hold still waits: B's SMs are B's own.
 void sideBySide(CUdevice dev, const Kernels& k, const Partitions& parts) {
   Shape shape = fillingShape(dev, k.hold.fn);
-  if (!shape.threads) shape = {256, static_cast<unsigned>(blocksPerSm(k.hold.fn, 256, 0))};  // not full, still many
+  if (!shape.threads)
+    shape = {256, static_cast<unsigned>(blocksPerSm(k.hold.fn, 256, 0))};  // not full, still many
   const unsigned blocks = shape.perSm * parts.a.sms, whereBlocks = 64 * parts.b.sms;
   wb::PinnedWords smOfWhere(whereBlocks);
   Holding hold(k.hold.anywhere(), parts.a.stream, blocks, shape.threads, 5.0);
   const bool arrived = hold.allArrived(5.0);
-  wb::expect(arrived, "every block of the hold resident in partition A", std::to_string(hold.count(0)) + " never started");
+  wb::expect(arrived, "every block of the hold resident in partition A",
+             std::to_string(hold.count(0)) + " never started");
   const std::set<unsigned> b = smsOf(k.where.anywhere(), parts.b.stream, whereBlocks, smOfWhere);
   const unsigned waiting = hold.count(1);
   const std::set<unsigned> a = hold.sms();
   std::vector<unsigned> shared;
   std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(shared));
-  std::printf("hold in partition A: %u blocks of %u threads on %zu distinct SMs (A has %u)\n", blocks, shape.threads,
-              a.size(), parts.a.sms);
-  std::printf("where in partition B, meanwhile: %u blocks ran to the end on %zu SMs, none of A's: %s; the hold's "
-              "blocks still waiting then: %u of %u\n", whereBlocks, b.size(), shared.empty() ? "yes" : "NO", waiting,
-              blocks);
+  std::printf("hold in partition A: %u blocks of %u threads on %zu distinct SMs (A has %u)\n", blocks,
+              shape.threads, a.size(), parts.a.sms);
+  std::printf("where in partition B, meanwhile: %u blocks ran to the end on %zu SMs, none of A's: %s; "
+              "the hold's blocks still waiting then: %u of %u\n",
+              whereBlocks, b.size(), shared.empty() ? "yes" : "NO", waiting, blocks);
   wb::expect(waiting == blocks && a.size() <= parts.a.sms && shared.empty(),
-             "partition B's kernel running to the end beside the full partition A", "it waited, or SMs were shared");
+             "partition B's kernel running to the end beside the full partition A",
+             "it waited, or SMs were shared");
 }
 //! [side-by-side]
 #endif  // CUDA_VERSION >= 12040
