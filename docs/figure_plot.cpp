@@ -9,7 +9,9 @@
 //   4096,pool (warm),0.9
 // The first column is the x axis (a size in bytes when its name is "bytes", else a count), the
 // second names the line, the third is the y axis. Both axes are logarithmic: the ways compared
-// differ by orders of magnitude. The title names the GPU and driver from the recorded output's
+// differ by orders of magnitude. A row whose x is 0 and whose name begins "limit: " is no
+// measurement but a limit the ways are held to (a link's rate, as lesson 18 reads it from NVML): it
+// is drawn as a dashed line across the plot, labelled with the rest of its name. The title names the GPU and driver from the recorded output's
 // header. Text is drawn in currentColor, so the inlined figure follows the site's light and dark
 // themes; colour, dash and marker all differ between lines, so coinciding lines stay readable.
 #include <algorithm>
@@ -82,11 +84,16 @@ int main(int argc, char** argv) {
   const bool bytes = columns[0] == "bytes";
   std::map<std::string, std::vector<Point>> series;
   std::vector<std::string> order;  // lines in the order the CSV first names them
+  std::vector<std::pair<std::string, double>> limits;  // "limit: <label>" rows: label, y
   while (std::getline(in, line)) {
     const auto cells = split(line);
     if (cells.size() != 3) continue;
     char* end = nullptr;
     const double x = std::strtod(cells[0].c_str(), &end), y = std::strtod(cells[2].c_str(), nullptr);
+    if (cells[0] == "0" && cells[1].rfind("limit: ", 0) == 0 && y > 0) {
+      limits.emplace_back(cells[1].substr(7), y);
+      continue;
+    }
     if (end == cells[0].c_str() || x <= 0 || y <= 0) {
       std::fprintf(stderr, "figure-plot: %s: a row that is not two positive numbers around a name: %s\n", argv[1],
                    line.c_str());
@@ -107,6 +114,7 @@ int main(int argc, char** argv) {
       minY = std::min(minY, p.y), maxY = std::max(maxY, p.y);
     }
   }
+  for (const auto& limit : limits) minY = std::min(minY, limit.second), maxY = std::max(maxY, limit.second);
   if (maxX == minX) maxX = minX * 2;
   const double lo = std::pow(10.0, std::floor(std::log10(minY))), hi = std::pow(10.0, std::ceil(std::log10(maxY)));
   const double top = hi > lo ? hi : lo * 10;
@@ -144,6 +152,14 @@ int main(int argc, char** argv) {
       << columns[0] << " (log scale)</text>\n";
   out << "<text transform=\"translate(20," << upper + plotH / 2 << ") rotate(-90)\" text-anchor=\"middle\" "
       << "fill=\"currentColor\">" << columns[2] << " (log scale)</text>\n";
+  for (const auto& [name, y] : limits) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", y);
+    out << "<line x1=\"" << left << "\" x2=\"" << left + plotW << "\" y1=\"" << py(y) << "\" y2=\"" << py(y)
+        << "\" stroke=\"currentColor\" stroke-width=\"1.5\" stroke-dasharray=\"10 5\"/>\n<text x=\"" << left + plotW - 4
+        << "\" y=\"" << py(y) - 6 << "\" text-anchor=\"end\" fill=\"currentColor\">the limit: " << name << ", " << value
+        << "</text>\n";
+  }
   const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"};
   const char* dashes[] = {"", " stroke-dasharray=\"7 4\"", " stroke-dasharray=\"2 3\""};
   for (size_t i = 0; i < order.size(); ++i) {

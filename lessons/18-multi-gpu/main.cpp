@@ -3,21 +3,25 @@
 // What you learn: whether a device may use another device's memory is a property of the pair and of
 // the direction: cuDeviceCanAccessPeer answers it per ordered pair, and cuDeviceGetP2PAttribute says
 // more about the link (access, a relative performance rank, native atomics, CUDA arrays), though
-// never its name: NVLink or PCIe is what `nvidia-smi topo -m` tells. cuMemcpyPeer copies between
+// never its name: NVML (opened at run time) says whether NVLinks join the two and how fast each
+// device's PCIe link is, the limits every bandwidth below is stated against. cuMemcpyPeer copies between
 // the memories of two devices whether or not peer access is enabled; cuCtxEnablePeerAccess makes
 // every allocation of a peer context accessible to the current context, in that one direction, and
 // answers a second call, flags other than 0 and a context paired with itself with their own errors.
 // With access enabled, a kernel on device 1 reads and writes device 0's memory through the very
 // pointer device 0 uses; without it the access does not succeed, which a child process shows. Then
 // the figure: device-to-device bandwidth with peer access, without it, and staged by hand through
-// pinned host memory, several sizes, in the same run. On a machine with one device, each step that
-// needs two says what it would show and why it cannot here.
+// pinned host memory, several sizes, in the same run, each against the limit of the links it
+// crosses. On a machine with one device, or two that cannot access each other, each step that needs
+// them says what it would show and why it cannot here.
 //
 // APIs: cuDeviceGetCount, cuDeviceCanAccessPeer, cuDeviceGetP2PAttribute, cuDeviceGetPCIBusId,
 //       cuCtxEnablePeerAccess, cuCtxDisablePeerAccess, cuMemcpyPeer, cuMemcpyPeerAsync,
 //       cuMemHostAlloc, cuMemcpyDtoH, cuMemcpyHtoD, cuLaunchKernel, cuLibraryGetKernel
+//       (and NVML's link queries, through common/nvml.hpp)
 // Run:  ctest -R lesson18   (or build/lessons/lesson18-multi-gpu [--csv lesson18-figure.csv])
 #include "figure.hpp"
+#include "nvml.hpp"
 #include "process.hpp"
 #include "workbook.hpp"
 
@@ -27,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,7 +71,8 @@ std::string whyNot(const Pair& p, bool needsAccess) {
   if (!p.two()) return "this machine has one CUDA device";
   if (needsAccess && !p.accessBothWays())
     return "devices 0 and 1 cannot access each other's memory both ways (cuDeviceCanAccessPeer: 0 -> 1 gives " +
-           std::to_string(p.can01) + ", 1 -> 0 gives " + std::to_string(p.can10) + ")";
+           std::to_string(p.can01) + ", 1 -> 0 gives " + std::to_string(p.can10) +
+           "; over PCIe on bare-metal Linux, an IOMMU that is on is the first thing to check)";
   return "";
 }
 
@@ -145,14 +151,17 @@ void whoCanAccess(const Pair& p) {
   // driver says. cuDeviceGetP2PAttribute is documented to refuse it.
   int self = -1, value = -1;
   const CUresult asked = cuDeviceCanAccessPeer(&self, p.dev0, p.dev0);
-  const CUresult attribute = cuDeviceGetP2PAttribute(&value, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, p.dev0, p.dev0);
+  const CUresult attribute =
+      cuDeviceGetP2PAttribute(&value, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, p.dev0, p.dev0);
   std::printf("device 0 with itself: cuDeviceCanAccessPeer returns %s, answering %d; "
               "cuDeviceGetP2PAttribute returns %s\n", wb::errorName(asked).c_str(), self,
               wb::errorName(attribute).c_str());
-  wb::expect(attribute == CUDA_ERROR_INVALID_DEVICE, "cuDeviceGetP2PAttribute refusing a device paired with itself",
+  wb::expect(attribute == CUDA_ERROR_INVALID_DEVICE,
+             "cuDeviceGetP2PAttribute refusing a device paired with itself",
              "it returned " + wb::errorName(attribute));
   if (!p.two())
-    skipped(whyNot(p, false), false, "prints, for every ordered pair, whether one may access the other's memory");
+    skipped(whyNot(p, false), false,
+            "prints, for every ordered pair, whether one may access the other's memory");
 }
 //! [self]
 
@@ -170,8 +179,8 @@ Link linkFrom(CUdevice src, CUdevice dst) {
   CU_CHECK(cuDeviceGetP2PAttribute(&l.atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, src, dst));
   CU_CHECK(cuDeviceGetP2PAttribute(&l.arrays, CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED, src, dst));
 #if CUDA_VERSION >= 13000  // not in CUDA 12.6's header; a driver older than the header refuses it
-  const CUresult rc = cuDeviceGetP2PAttribute(&l.partialAtomics,
-                                              CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED, src, dst);
+  const CUresult rc = cuDeviceGetP2PAttribute(
+      &l.partialAtomics, CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED, src, dst);
   if (rc == CUDA_ERROR_INVALID_VALUE) l.partialAtomics = -1;
   else CU_CHECK(rc);
 #endif
@@ -192,13 +201,51 @@ std::string deviceName(CUdevice dev) {
   return name;
 }
 
+//! [nvml-links]
+// What joins the devices, which the driver does not say, from NVML (common/nvml.hpp): each device's
+// PCIe link to the host, and the NVLinks from device 0 to device 1. Where NVML cannot answer, the
+// reason is kept, and no bandwidth below is stated against that limit.
+struct Links {
+  std::optional<wb::nvml::PcieLink> pcie0, pcie1;
+  std::optional<wb::nvml::NvLinks> nvlinks;
+  std::string why0, why1, whyNvlinks;
+  bool noNvlink = false;  // NVML answered, and no active NVLink joins the two
+};
+
+Links linksOf(const Pair& p) {
+  Links l;
+  l.pcie0 = wb::nvml::pcieLink(busId(p.dev0), l.why0);
+  if (!p.two()) return l;
+  l.pcie1 = wb::nvml::pcieLink(busId(p.dev1), l.why1);
+  l.nvlinks = wb::nvml::nvlinksBetween(busId(p.dev0), busId(p.dev1), l.whyNvlinks);
+  l.noNvlink = !l.nvlinks && l.whyNvlinks.rfind("no active NVLink", 0) == 0;  // nvml.cpp's answer for none
+  return l;
+}
+
+void printLinks(const Pair& p, const Links& l) {
+  const auto host = [](const std::optional<wb::nvml::PcieLink>& link, const std::string& why) {
+    return link ? link->describe() : "NVML did not say (" + why + ")";
+  };
+  std::printf("device 0's link to the host: %s\n", host(l.pcie0, l.why0).c_str());
+  if (!p.two()) return;
+  std::printf("device 1's link to the host: %s\n", host(l.pcie1, l.why1).c_str());
+  const std::string between =
+      l.nvlinks ? l.nvlinks->describe()
+                : "no NVLink (NVML: " + l.whyNvlinks + ")" + (l.noNvlink ? ": any peer path is PCIe" : "");
+  std::printf("between device 0 and device 1: %s\n", between.c_str());
+}
+//! [nvml-links]
+
 //! [link-table]
 // The attributes both ways, beside the bus IDs: all the driver reports about the link. It does
-// not say what the link is; nvidia-smi topo -m does, for the same bus IDs.
-void whatTheLinkIs(const Pair& p) {
+// not say what the link is; NVML does, for the same bus IDs (as does nvidia-smi topo -m).
+void whatTheLinkIs(const Pair& p, const Links& links) {
   std::printf("device 0: %s, PCI %s\n", deviceName(p.dev0).c_str(), busId(p.dev0).c_str());
-  if (!p.two())
-    return skipped(whyNot(p, false), false, "prints what cuDeviceGetP2PAttribute reports for the link, both ways");
+  if (!p.two()) {
+    printLinks(p, links);
+    return skipped(whyNot(p, false), false,
+                   "prints what cuDeviceGetP2PAttribute and NVML report for the pair");
+  }
   std::printf("device 1: %s, PCI %s\n", deviceName(p.dev1).c_str(), busId(p.dev1).c_str());
   const Link a = linkFrom(p.dev0, p.dev1), b = linkFrom(p.dev1, p.dev0);
   const auto row = [](const char* name, int x, int y) {  // -1: unknown to this toolkit or driver
@@ -207,14 +254,14 @@ void whatTheLinkIs(const Pair& p) {
   };
   std::printf("cuDeviceGetP2PAttribute(what, src, dst): %13s %8s\n", "0 -> 1", "1 -> 0");
   row("ACCESS_SUPPORTED", a.access, b.access);
-  row("PERFORMANCE_RANK (relative)", a.rank, b.rank);
+  row("PERFORMANCE_RANK (0: the best link)", a.rank, b.rank);
   row("NATIVE_ATOMIC_SUPPORTED", a.atomics, b.atomics);
   row("CUDA_ARRAY_ACCESS_SUPPORTED", a.arrays, b.arrays);
   row("ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED", a.partialAtomics, b.partialAtomics);
-  std::printf("the driver names no link type: `nvidia-smi topo -m` shows it for these two bus IDs "
-              "(NV<n>: NVLink; PIX, PXB, PHB, NODE, SYS: paths over PCIe)\n");
-  wb::expect(a.access == p.can01 && b.access == p.can10, "ACCESS_SUPPORTED agreeing with cuDeviceCanAccessPeer",
-             "they differ");
+  // The references do not say that the two answers agree: the output shows whether they did here.
+  std::printf("ACCESS_SUPPORTED %s cuDeviceCanAccessPeer, both ways\n",
+              a.access == p.can01 && b.access == p.can10 ? "agrees with" : "DIFFERS from");
+  printLinks(p, links);
 }
 //! [link-table]
 
@@ -226,7 +273,8 @@ void copyWithoutAccess(const Pair& p) {
   constexpr size_t n = 1u << 20, bytes = n * sizeof(unsigned);  // 4 MiB
   std::vector<unsigned> pattern(n);
   for (size_t i = 0; i < n; ++i) pattern[i] = static_cast<unsigned>(i * 2654435761u);
-  const CUdeviceptr from0 = allocOn(p.ctx0, bytes), back0 = allocOn(p.ctx0, bytes), on1 = allocOn(p.ctx1, bytes);
+  const CUdeviceptr from0 = allocOn(p.ctx0, bytes), back0 = allocOn(p.ctx0, bytes),
+                    on1 = allocOn(p.ctx1, bytes);
   {
     On current(p.ctx0);
     CU_CHECK(cuMemcpyHtoD(from0, pattern.data(), bytes));
@@ -238,8 +286,10 @@ void copyWithoutAccess(const Pair& p) {
   const std::vector<unsigned> back = readBack<unsigned>(p.ctx0, back0, n);
   const auto firstWrong = std::mismatch(back.begin(), back.end(), pattern.begin()).first;
   const size_t same = static_cast<size_t>(firstWrong - back.begin());
-  std::printf("cuMemcpyPeer 0 -> 1, then 1 -> 0, no peer access enabled: the first %zu of %zu words came back as "
-              "sent\n", same, n);
+  std::printf(
+      "cuMemcpyPeer 0 -> 1, then 1 -> 0, no peer access enabled: the first %zu of %zu words came back as "
+      "sent\n",
+      same, n);
   wb::expect(same == n, "cuMemcpyPeer copying both ways without peer access", "other words came back");
   for (CUdeviceptr q : {from0, back0}) freeOn(p.ctx0, q);
   freeOn(p.ctx1, on1);
@@ -266,8 +316,9 @@ void copyInStreamOrder(const Pair& p, const Kernels& k) {
   CU_CHECK(cuStreamSynchronize(s));
   const std::vector<float> got = readBack<float>(p.ctx1, dst, n);
   const size_t sevens = static_cast<size_t>(std::count(got.begin(), got.end(), 7.0f));
-  std::printf("fill(7.0) on device 0, then cuMemcpyPeerAsync to device 1, one stream: %zu of %u values are 7.0\n",
-              sevens, n);
+  std::printf(
+      "fill(7.0) on device 0, then cuMemcpyPeerAsync to device 1, one stream: %zu of %u values are 7.0\n",
+      sevens, n);
   wb::expect(sevens == n, "the copy following the kernel in its stream", "other values arrived");
   CU_CHECK(cuStreamDestroy(s));
   CU_CHECK(cuMemFree(src));
@@ -305,7 +356,8 @@ void enableErrorsOnOneDevice(const Pair& p) {
 // Access is granted to the current context, for the memory of the context named: device 1's
 // context is made current to gain access to device 0's memory, and only that direction opens.
 void enableOneDirection(const Pair& p) {
-  CUresult first = CUDA_SUCCESS, again = first, otherWay = first, badFlags = first, off = first, offAgain = first;
+  CUresult first = CUDA_SUCCESS, again = first, otherWay = first, badFlags = first, off = first,
+           offAgain = first;
   {
     On current(p.ctx1);
     first = cuCtxEnablePeerAccess(p.ctx0, 0);  // device 1 may now access device 0's memory
@@ -324,7 +376,9 @@ void enableOneDirection(const Pair& p) {
   }
   //! [enable]
   //! [enable-report]
-  const auto line = [](const char* what, CUresult rc) { std::printf("  %-62s %s\n", what, wb::errorName(rc).c_str()); };
+  const auto line = [](const char* what, CUresult rc) {
+    std::printf("  %-62s %s\n", what, wb::errorName(rc).c_str());
+  };
   line("device 1's context current: cuCtxEnablePeerAccess(device 0's)", first);
   line("the same call again", again);
   line("device 0's context current: cuCtxDisablePeerAccess(device 1's)", otherWay);
@@ -362,8 +416,9 @@ void kernelOnPeerMemory(const Pair& p, const Kernels& k) {
   }
   const std::vector<float> v = readBack<float>(p.ctx0, on0, n);
   const size_t fours = static_cast<size_t>(std::count(v.begin(), v.end(), 4.0f));
-  std::printf("fill(1.5) on device 0, scale(x2 + 1) on device 1 over the same pointer: %zu of %u values are 4.0\n",
-              fours, n);
+  std::printf(
+      "fill(1.5) on device 0, scale(x2 + 1) on device 1 over the same pointer: %zu of %u values are 4.0\n",
+      fours, n);
   wb::expect(fours == n, "device 1's kernel reading and writing device 0's memory", "other values");
   freeOn(p.ctx0, on0);
 }
@@ -382,8 +437,8 @@ int childNoAccess() {
   CU_CHECK(cuDevicePrimaryCtxRetain(&ctx0, dev0));
   CU_CHECK(cuDevicePrimaryCtxRetain(&ctx1, dev1));
   CUlibrary library = nullptr;
-  CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("vector_ops.fatbin").c_str(), nullptr, nullptr, 0,
-                                 nullptr, nullptr, 0));
+  CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("vector_ops.fatbin").c_str(), nullptr,
+                                 nullptr, 0, nullptr, nullptr, 0));
   CUkernel kernel = nullptr;
   CU_CHECK(cuLibraryGetKernel(&kernel, library, "scale"));
   CUdeviceptr on0 = 0;
@@ -397,11 +452,12 @@ int childNoAccess() {
   CU_CHECK(cuCtxSetCurrent(ctx1));  // device 1; no cuCtxEnablePeerAccess
   float factor = 2.0f, offset = 1.0f;
   void* args[] = {&on0, &factor, &offset, &n};
-  const CUresult launched = cuLaunchKernel(reinterpret_cast<CUfunction>(kernel), (n + 255) / 256, 1, 1, 256, 1, 1, 0,
-                                           nullptr, args, nullptr);
+  const CUresult launched = cuLaunchKernel(reinterpret_cast<CUfunction>(kernel), (n + 255) / 256, 1, 1, 256,
+                                           1, 1, 0, nullptr, args, nullptr);
   const CUresult synced = launched == CUDA_SUCCESS ? cuCtxSynchronize() : launched;
-  std::printf("  in the child: cuLaunchKernel(scale) on device 1 over device 0's memory: %s; cuCtxSynchronize: %s\n",
-              wb::errorName(launched).c_str(), wb::errorName(synced).c_str());
+  std::printf(
+      "  in the child: cuLaunchKernel(scale) on device 1 over device 0's memory: %s; cuCtxSynchronize: %s\n",
+      wb::errorName(launched).c_str(), wb::errorName(synced).c_str());
   std::fflush(stdout);
   std::_Exit(launched == CUDA_SUCCESS && synced == CUDA_SUCCESS ? 11 : 10);
 }
@@ -516,7 +572,8 @@ std::vector<Rate> peerAgainstStaged(const Pair& p) {
       CU_CHECK(cuCtxSynchronize());
     }
     copy(largest);
-    wb::expect(arrived(p, dst, largest, word), "each way delivering the bytes it is timed on", "wrong bytes arrived");
+    wb::expect(arrived(p, dst, largest, word), "each way delivering the bytes it is timed on",
+               "wrong bytes arrived");
   };
   //! [figure]
   //! [figure-2]
@@ -545,33 +602,101 @@ std::vector<Rate> peerAgainstStaged(const Pair& p) {
 }
 //! [figure-2]
 
+//! [limits]
+// The limits the copies meet, in GB/s, from the links NVML reported; 0 where it could not say. The
+// peer copy crosses the link between the devices: the NVLinks, or, where none joins them, both PCIe
+// links, so the slower one. The staged copy crosses device 0's host link and then device 1's, one
+// after the other: at best 1 / (1/L0 + 1/L1). A copy between devices that the driver stages itself
+// crosses the host links too, and may overlap its halves: at best the slower of the two.
+struct Limits {
+  double peer = 0, staged = 0, host = 0;
+  std::string peerName;
+};
+
+Limits limitsOf(const Links& l) {
+  Limits lim;
+  const double l0 = l.pcie0 ? l.pcie0->bytesPerSecond() / 1e9 : 0,
+               l1 = l.pcie1 ? l.pcie1->bytesPerSecond() / 1e9 : 0;
+  if (l0 > 0 && l1 > 0) lim.staged = 1 / (1 / l0 + 1 / l1), lim.host = std::min(l0, l1);
+  if (l.nvlinks)
+    lim.peer = l.nvlinks->bytesPerSecond() / 1e9, lim.peerName = "the NVLinks between the devices";
+  else if (l.noNvlink && lim.host > 0)
+    lim.peer = lim.host, lim.peerName = "the slower PCIe link (no NVLink joins them)";
+  return lim;
+}
+//! [limits]
+
+// "0.82 of the NVLinks between the devices (478.1 GB/s)", or why there is no fraction.
+std::string against(double gbps, double limit, const std::string& what) {
+  char text[200];
+  if (limit > 0)
+    std::snprintf(text, sizeof text, "%.2f of %s (%.1f GB/s)", gbps / limit, what.c_str(), limit);
+  else
+    std::snprintf(text, sizeof text, "no limit known for %s (step 2 says why)", what.c_str());
+  return text;
+}
+
 //! [figure-table]
-// The table, and the one relation the page claims: with access enabled, the copy beats staging at
-// the largest size. Where the driver's copy without access lies is what this driver did.
-void reportRates(const std::vector<Rate>& rates) {
+// The table, then each way at the largest size against the limit of what it crosses, and against
+// the staged copy.
+void reportRates(const std::vector<Rate>& rates, const Limits& lim) {
   std::printf("device 0 -> device 1, GB/s (best of 5 after a warm-up, host clock around each whole copy):\n");
-  std::printf("  %10s  %20s  %24s  %16s\n", "size", "peer access enabled", "peer access not enabled", "staged by hand");
+  std::printf("  %10s  %20s  %24s  %16s\n", "size", "peer access enabled", "peer access not enabled",
+              "staged by hand");
   for (const Rate& r : rates)
     std::printf("  %10s  %20.2f  %24.2f  %16.2f\n", wb::bytes(r.bytes).c_str(), r.withAccess, r.withoutAccess,
                 r.staged);
   const Rate& big = rates.back();
-  const bool nearerPeer = std::fabs(std::log(big.withoutAccess / big.withAccess)) <
-                          std::fabs(std::log(big.withoutAccess / big.staged));
-  std::printf("at %s: with peer access %.1fx the staged copy; without it, cuMemcpyPeerAsync came nearer the %s\n",
-              wb::bytes(big.bytes).c_str(), big.withAccess / big.staged, nearerPeer ? "peer copy" : "staged copy");
-  wb::expect(big.withAccess > big.staged,
-             "the copy with peer access faster than staging through host memory at " + wb::bytes(big.bytes),
-             "it was not faster there");
+  std::printf("at %s:\n", wb::bytes(big.bytes).c_str());
+  std::printf(
+      "  peer access enabled:     %.1f GB/s, %s; %.1fx the staged copy\n", big.withAccess,
+      against(big.withAccess, lim.peer, lim.peer > 0 ? lim.peerName : "the link between the devices").c_str(),
+      big.withAccess / big.staged);
+  std::printf("  peer access not enabled: %.1f GB/s, %s; %.1fx the staged copy, %.2fx the peer copy\n",
+              big.withoutAccess, against(big.withoutAccess, lim.host, "the slower host link").c_str(),
+              big.withoutAccess / big.staged, big.withoutAccess / big.withAccess);
+  std::printf("  staged by hand:          %.1f GB/s, %s\n", big.staged,
+              against(big.staged, lim.staged, "two host-link crossings one after the other").c_str());
 }
 //! [figure-table]
 
-wb::FigureTable tableOf(const std::vector<Rate>& rates) {
+//! [figure-claims]
+// What the page claims of these numbers: no copy faster than the links it crosses allow, and, where
+// NVLink joins the devices with a limit above what staging can reach, the peer copy faster than
+// staging. Otherwise (PCIe, or a narrow NVLink) it claims no order.
+void checkRates(const Rate& big, const Limits& lim, const Links& links) {
+  const bool nearerPeer = std::fabs(std::log(big.withoutAccess / big.withAccess)) <
+                          std::fabs(std::log(big.withoutAccess / big.staged));
+  std::printf("without peer access, cuMemcpyPeerAsync came nearer the %s\n",
+              nearerPeer ? "peer copy" : "staged copy");
+  wb::expect((lim.peer == 0 || big.withAccess <= lim.peer * 1.01) &&
+                 (lim.staged == 0 || big.staged <= lim.staged * 1.01),
+             "each copy within the limit of the links it crosses",
+             "a copy measured faster than its links allow");
+  if (links.nvlinks && lim.staged > 0 && lim.peer > lim.staged)
+    wb::expect(big.withAccess > big.staged,
+               "the copy over NVLink faster than staging through host memory at " + wb::bytes(big.bytes),
+               "it was not faster there");
+  else
+    std::printf("the links do not settle which way is faster here (no NVLink, a narrow one, or a limit NVML "
+                "did not give): the lesson claims no order\n");
+}
+//! [figure-claims]
+
+wb::FigureTable tableOf(const std::vector<Rate>& rates, const Limits& lim, const Links& links) {
   wb::FigureTable table("bytes,way,GB/s");
   for (const Rate& r : rates) {
     table.row("%zu,peer access enabled,%.3f", r.bytes, r.withAccess);
     table.row("%zu,peer access not enabled,%.3f", r.bytes, r.withoutAccess);
     table.row("%zu,staged by hand,%.3f", r.bytes, r.staged);
   }
+  if (rates.empty()) return table;
+  // Lines across the plot: docs/figure_plot.cpp draws a row whose x is 0 and whose name begins
+  // "limit: " as one.
+  const std::string peerLink =
+      links.nvlinks ? std::to_string(links.nvlinks->links) + " NVLinks" : std::string("PCIe: the slower link");
+  if (lim.peer > 0) table.row("0,limit: %s,%.3f", peerLink.c_str(), lim.peer);
+  if (lim.host > 0 && lim.host != lim.peer) table.row("0,limit: PCIe: the slower host link,%.3f", lim.host);
   return table;
 }
 
@@ -635,7 +760,9 @@ int main(int argc, char** argv) {
     wb::step(1, "Which device can access which");
     whoCanAccess(p);
     wb::step(2, "What the driver says about the link");
-    whatTheLinkIs(p);
+    const Links links = linksOf(p);
+    const Limits limits = limitsOf(links);
+    whatTheLinkIs(p, links);
     wb::step(3, "cuMemcpyPeer needs no peer access");
     if (const std::string why = whyNot(p, false); !why.empty()) {
       skipped(why, false,
@@ -672,14 +799,15 @@ int main(int argc, char** argv) {
       std::printf("left out under compute-sanitizer, which slows every call\n");
     } else {
       rates = peerAgainstStaged(p);
-      reportRates(rates);
+      reportRates(rates, limits);
+      checkRates(rates.back(), limits, links);
     }
 
     CU_CHECK(cuLibraryUnload(library));
     CU_CHECK(cuCtxSetCurrent(nullptr));
     if (p.two()) CU_CHECK(cuDevicePrimaryCtxRelease(p.dev1));
     CU_CHECK(cuDevicePrimaryCtxRelease(p.dev0));
-    return tableOf(rates).save(csvPath, 6);
+    return tableOf(rates, limits, links).save(csvPath, 6);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }
