@@ -268,8 +268,9 @@ void acrossStreams(const Kernels& k) {
     if (!w.programmatic) CU_CHECK(cuEventRecord(e, a));
     CU_CHECK(cuStreamWaitEvent(b, e, 0));
     CU_CHECK(p.launchSecondary(k, b, /*dependent=*/false));
-    // Behind a programmatic event, wait for the secondary; behind an ordinary one, for the primary.
-    const bool seen = w.programmatic ? p.waitForSecondary(2000) : p.waitForPrimaryAtGate(2000);
+    // Behind a programmatic event, look for the secondary for a while (whether it starts early is
+    // allowed, not promised: only reported); behind an ordinary one, wait for the primary.
+    const bool seen = w.programmatic ? p.waitForSecondary(200) : p.waitForPrimaryAtGate(2000);
     const bool started = seen && p.secondaryStarted();
     const bool primaryRunning = !p.primaryEnded();
     const CUresult query = cuEventQuery(e);
@@ -283,11 +284,13 @@ void acrossStreams(const Kernels& k) {
     std::printf("%-52s secondary started while the primary waited: %-3s (cuEventQuery then: %s); "
                 "after its wait late = %u\n", w.name, early ? "yes" : "no", wb::errorName(query).c_str(),
                 r.lateAfter);
+    // The guarantee: after its wait the secondary runs after the primary's end and sees its writes;
+    // behind an ordinary event it never starts early. An early start behind a programmatic event is
+    // what the attribute allows: this run shows whether the driver took it.
     const bool inOrder = early ? r.preamble < r.primaryEnd : r.preamble >= r.primaryEnd;
-    wb::expect(early == w.programmatic && inOrder && r.afterWait >= r.primaryEnd && r.lateAfter == 1,
-               std::string(w.programmatic ? "an early start behind a " : "no early start behind an ") +
-                   w.name,
-               early ? "it started early" : "it did not start early");
+    wb::expect((w.programmatic || !early) && inOrder && r.afterWait >= r.primaryEnd && r.lateAfter == 1,
+               std::string("the ordering behind a ") + w.name,
+               early ? "an ordinary event's dependent started early" : "a dependent ran before the primary ended");
   }
   CU_CHECK(cuEventDestroy(e));
   CU_CHECK(cuStreamDestroy(b));
