@@ -859,6 +859,9 @@ void inStep(Report& r, int n, const char* title, Body&& body) {
 int survey(const Options& o) {
   Report r(o.json);
   inStep(r, 1, "The CUDA variables in your environment", [&] { environment(r); });
+  // Before the driver is opened: with CUDA_LOG_FILE=stderr its log lines go straight to stderr, and
+  // would land inside what stdout still holds back (lesson 24).
+  std::fflush(stdout);
   const wb::LoadedDriver d(o.driver);
   int driver = 0;
   bool usable = false;
