@@ -1,0 +1,46 @@
+// Reference solution of lesson 23's exercise placement-of (lessons/23-unified-memory/exercises.cpp).
+#include "exercises.hpp"
+
+namespace ex23 {
+
+namespace {
+
+#if CUDA_VERSION < 12020
+// Before 12.2 the int attributes are all there is: an ordinal, CU_DEVICE_CPU or CU_DEVICE_INVALID.
+CUmemLocation fromOrdinal(int ordinal) {
+  if (ordinal == CU_DEVICE_CPU) return wb::hostLocation();
+  if (ordinal == CU_DEVICE_INVALID) return CUmemLocation{};  // type 0: CU_MEM_LOCATION_TYPE_INVALID
+  return wb::deviceLocation(ordinal);
+}
+#endif
+
+}  // namespace
+
+// One cuMemRangeGetAttributes call over the whole range: each answer holds for all of it, or says
+// INVALID. The type and id attributes name host NUMA nodes too, which the int form cannot.
+Placement placementOf(CUdeviceptr ptr, size_t bytes) {
+  Placement p;
+  int readMostly = 0;
+#if CUDA_VERSION >= 12020
+  void* data[] = {&readMostly, &p.preferred.type, &p.preferred.id, &p.lastPrefetch.type, &p.lastPrefetch.id};
+  size_t sizes[] = {4, sizeof(CUmemLocationType), 4, sizeof(CUmemLocationType), 4};
+  CUmem_range_attribute what[] = {CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
+                                  CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID,
+                                  CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+                                  CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID};
+  CU_CHECK(cuMemRangeGetAttributes(data, sizes, what, 5, ptr, bytes));
+#else
+  int preferred = 0, last = 0;
+  void* data[] = {&readMostly, &preferred, &last};
+  size_t sizes[] = {4, 4, 4};
+  CUmem_range_attribute what[] = {CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+                                  CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION};
+  CU_CHECK(cuMemRangeGetAttributes(data, sizes, what, 3, ptr, bytes));
+  p.preferred = fromOrdinal(preferred);
+  p.lastPrefetch = fromOrdinal(last);
+#endif
+  p.readMostly = readMostly != 0;
+  return p;
+}
+
+}  // namespace ex23
