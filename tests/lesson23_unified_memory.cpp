@@ -140,7 +140,9 @@ int isManaged(CUdeviceptr p) {
   return managed;
 }
 
-const CUmemLocation kNone{};  // for advice that ignores its location
+// For advice that ignores its location (READ_MOSTLY, the UNSETs): device 0's, since driver 580
+// refused one of type INVALID although the reference says it is ignored.
+const CUmemLocation kNone = wb::deviceLocation(0);
 
 // The pass of a kernel over 64 MiB the host wrote, after a first pass and the host reading every page.
 float passAfterHostRead(const Lab& lab, CUstream s, bool readMostly) {

@@ -318,10 +318,12 @@ void printState(const char* after, const RangeState& r) {
 void advise(const Lab& lab) {
   const size_t bytes = 8u << 20;
   const CUdeviceptr p = allocManaged(bytes);
-  const CUmemLocation none{};  // for advice that ignores its location
+  // READ_MOSTLY and the UNSETs ignore their location (the reference); on driver 580 one of type
+  // INVALID was refused all the same (CUDA_ERROR_INVALID_VALUE), so they get the device's.
+  const CUmemLocation ignored = wb::deviceLocation(lab.dev);
   std::vector<std::pair<const char*, RangeState>> seen;
   seen.push_back({"fresh:", rangeState(p, bytes)});
-  CU_CHECK(wb::memAdvise(p, bytes, CU_MEM_ADVISE_SET_READ_MOSTLY, none));
+  CU_CHECK(wb::memAdvise(p, bytes, CU_MEM_ADVISE_SET_READ_MOSTLY, ignored));
   seen.push_back({"SET_READ_MOSTLY:", rangeState(p, bytes)});
   CU_CHECK(wb::memAdvise(p, bytes, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, wb::deviceLocation(lab.dev)));
   seen.push_back({"SET_PREFERRED_LOCATION device 0:", rangeState(p, bytes)});
@@ -332,7 +334,7 @@ void advise(const Lab& lab) {
   CU_CHECK(wb::memAdvise(p, bytes, CU_MEM_ADVISE_SET_ACCESSED_BY, wb::deviceLocation(lab.dev)));
   seen.push_back({"SET_ACCESSED_BY device 0:", rangeState(p, bytes)});
   for (CUmem_advise undo : {CU_MEM_ADVISE_UNSET_READ_MOSTLY, CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION})
-    CU_CHECK(wb::memAdvise(p, bytes, undo, none));
+    CU_CHECK(wb::memAdvise(p, bytes, undo, ignored));
   CU_CHECK(wb::memAdvise(p, bytes, CU_MEM_ADVISE_UNSET_ACCESSED_BY, wb::deviceLocation(lab.dev)));
   seen.push_back({"UNSET all three:", rangeState(p, bytes)});
   for (const auto& [after, state] : seen) printState(after, state);
@@ -361,7 +363,7 @@ void advise(const Lab& lab) {
 float passAfterHostRead(const Lab& lab, bool readMostly) {
   const CUdeviceptr p = allocManaged(kBuffer);
   const CUmem_advise advice = readMostly ? CU_MEM_ADVISE_SET_READ_MOSTLY : CU_MEM_ADVISE_UNSET_READ_MOSTLY;
-  CU_CHECK(wb::memAdvise(p, kBuffer, advice, CUmemLocation{}));
+  CU_CHECK(wb::memAdvise(p, kBuffer, advice, wb::deviceLocation(lab.dev)));  // ignored, yet it must be valid
   hostFill(p, kBuffer, 11);
   sumPass(lab, p, kBuffer);
   unsigned long long pages = 0;
@@ -533,7 +535,7 @@ double median3(std::vector<double> v) {
 // round starts with the pages on the host; UNSET_READ_MOSTLY keeps one copy, so every round moves them.
 Rates measure(const Lab& lab, size_t bytes) {
   const CUdeviceptr m = allocManaged(bytes);
-  CU_CHECK(wb::memAdvise(m, bytes, CU_MEM_ADVISE_UNSET_READ_MOSTLY, CUmemLocation{}));
+  CU_CHECK(wb::memAdvise(m, bytes, CU_MEM_ADVISE_UNSET_READ_MOSTLY, wb::deviceLocation(lab.dev)));
   CUdeviceptr d = 0;
   CU_CHECK(cuMemAlloc(&d, bytes));
   overWords(lab, lab.fill, m, bytes, 17, lab.s);
