@@ -5,7 +5,9 @@
 
 //! [faults]
 // Writes to an address that belongs to nothing: CUDA_ERROR_ILLEGAL_ADDRESS.
-extern "C" __global__ void write_to(unsigned long long address) { *reinterpret_cast<volatile int*>(address) = 1; }
+extern "C" __global__ void write_to(unsigned long long address) {
+  *reinterpret_cast<volatile int*>(address) = 1;
+}
 
 // Stops the kernel with a trap instruction.
 extern "C" __global__ void trap_now() { __trap(); }

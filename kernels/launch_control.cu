@@ -28,7 +28,8 @@ __device__ __forceinline__ unsigned long long nowNs() {
 // bytes or more) and sums them there: out[blockIdx.x] = the sum. The per-warp partial sums are
 // static shared memory, which CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES reports. __launch_bounds__: never
 // more than 256 threads per block, in whole warps.
-extern "C" __global__ void __launch_bounds__(256) smem_sum(const unsigned int* in, unsigned int n, unsigned int* out) {
+extern "C" __global__ void __launch_bounds__(256)
+    smem_sum(const unsigned int* in, unsigned int n, unsigned int* out) {
   extern __shared__ unsigned int staged[];
   __shared__ unsigned int perWarp[256 / 32];
   for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) staged[i] = in[i];
@@ -109,10 +110,14 @@ extern "C" __global__ void grid_sum(const unsigned int* in, unsigned int n, vola
   __shared__ unsigned int perWarp[32];
   __shared__ bool gaveUp;
   unsigned int sum = 0;
-  for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) sum += in[i];
+  for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    sum += in[i];
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
   if (threadIdx.x % 32 == 0) perWarp[threadIdx.x / 32] = sum;
   __syncthreads();
+  //! [grid-sum]
+
+  //! [grid-sum-barrier]
   if (threadIdx.x == 0) {
     unsigned int blockSum = 0;
     for (unsigned int w = 0; w < blockDim.x / 32; ++w) blockSum += perWarp[w];
@@ -131,7 +136,7 @@ extern "C" __global__ void grid_sum(const unsigned int* in, unsigned int n, vola
     __threadfence();
   }
   __syncthreads();
-  //! [grid-sum]
+  //! [grid-sum-barrier]
   if (threadIdx.x == 0) {
     unsigned int total = 0;
     for (unsigned int b = 0; b < gridDim.x; ++b) total += partial[b];

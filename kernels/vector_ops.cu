@@ -6,7 +6,8 @@
 //! [kernels]
 // out[i] = value for every i < n.
 extern "C" __global__ void fill(float* out, float value, unsigned int n) {
-  for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = value;
+  for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    out[i] = value;
 }
 
 // data[i] = data[i] * factor + offset for every i < n.

@@ -86,7 +86,6 @@ void costs(CUdevice dev, int contexts) {
   CU_CHECK(cuDevicePrimaryCtxRetain(&again, dev));
   const double retainMs = retainClock.ms();
   CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-
   size_t start = 0, total = 0;
   CU_CHECK(cuMemGetInfo(&start, &total));
   for (int i = 0; i < contexts; ++i) CU_CHECK(cuDevicePrimaryCtxRetain(&again, dev));

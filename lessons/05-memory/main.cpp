@@ -71,7 +71,10 @@ void hostMemory() {
   const CUresult rc = cuMemHostGetFlags(&flags, pageable);
   std::printf("  cuMemHostGetFlags on malloc'd memory: %s: the driver never saw it\n",
               wb::errorName(rc).c_str());
+  //! [host-memory]
 
+  //! [host-memory-types]
+  // The memory type is asked of the address alone: the driver answers for any address it handed out.
   CUdeviceptr device = 0;
   CU_CHECK(cuMemAlloc(&device, 4096));
   unsigned type = 0;
@@ -94,8 +97,8 @@ void hostMemory() {
   CU_CHECK(cuMemFree(device));
   std::free(pageable);
   CU_CHECK(cuMemFreeHost(pinned));
+  //! [host-memory-types]
 }
-//! [host-memory]
 
 //! [memset]
 // cuMemsetD8/D16/D32 take a count of 1-, 2- or 4-byte elements. Fill 64 bytes with 0xFF, then

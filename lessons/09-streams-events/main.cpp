@@ -157,7 +157,7 @@ struct Overlap {
   float copyMs, kernelMs, bothMs;
 };
 
-//! [overlap-parts]
+//! [overlap-setup]
 // A 256 MiB copy in one stream and a kernel of about the same length in another: each alone, then
 // both at once, both starting from one event so they are enqueued together.
 Overlap overlapCopyAndKernel(const Kernels& k) {
@@ -175,6 +175,9 @@ Overlap overlapCopyAndKernel(const Kernels& k) {
   CU_CHECK(cuMemsetD32(data, 0, n));
   CUevent e[4];
   for (CUevent& ev : e) CU_CHECK(cuEventCreate(&ev, CU_EVENT_DEFAULT));
+  //! [overlap-setup]
+
+  //! [overlap-parts]
   const auto copy = [&] { CU_CHECK(cuMemcpyHtoDAsync(target, host, bytes, copies)); };
   const auto timeAlone = [&](CUstream s, auto&& work) {
     CU_CHECK(cuEventRecord(e[0], s));

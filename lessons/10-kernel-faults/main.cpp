@@ -290,6 +290,9 @@ void notSticky() {
   CUdeviceptr huge = 0;
   const CUresult tooLarge = say("cuMemAlloc of twice the device's memory", cuMemAlloc(&huge, total * 2));
   wb::expect(tooLarge != CUDA_SUCCESS, "an allocation of twice the device's memory refused", "it succeeded");
+  //! [not-sticky]
+
+  //! [not-sticky-after]
   const CUresult launched = say("cuLaunchKernel with 256 threads per block",
                                 cuLaunchKernel(faultless, 1, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
   unsigned long long result = 0;
@@ -303,8 +306,8 @@ void notSticky() {
   CU_CHECK(cuLibraryUnload(s.library));
   CU_CHECK(cuCtxSetCurrent(nullptr));
   CU_CHECK(cuDevicePrimaryCtxRelease(s.dev));
+  //! [not-sticky-after]
 }
-//! [not-sticky]
 
 // compute-sanitizer: beside this program's toolkit, in CUDA_HOME, or on PATH; "" when absent.
 std::string findSanitizer() {
@@ -343,9 +346,9 @@ struct FindRuns {
 
 //! [find-the-launch]
 
-//! [find-the-launch-check]
 void sanitizerFindings(FindRuns& runs);
 
+//! [find-the-launch-check]
 void findTheLaunch(FindRuns& runs) {
   // Which call each way blames: the copy after the launch, or the launch itself. The course's debug
   // mode waits inside wb::launch, so it must blame the launch. CUDA_LAUNCH_BLOCKING=1 is documented
@@ -425,13 +428,16 @@ bool supervise() {
     std::printf("  worker %d: %s, then %s\n", workers, done.c_str(), howItEnded(end).c_str());
     if (end.code != 0) std::printf("    it said: %s\n", lineWith(end.output, "error:").c_str());
   }
+  //! [supervisor]
+
+  //! [supervisor-check]
   const unsigned long long n = kChunks * kPerChunk;  // sum of k*k for k < n
   const unsigned long long expected = (n - 1) * n * (2 * n - 1) / 6;
   std::printf("  the job: %u of %u chunks, sum %llu (expected %llu), %d workers\n", next, kChunks, total,
               expected, workers);
   return next == kChunks && total == expected && workers == 2;
+  //! [supervisor-check]
 }
-//! [supervisor]
 
 int childMain(const std::vector<std::string>& args) {
   const std::string& what = args.empty() ? std::string() : args[0];

@@ -292,6 +292,9 @@ int deviceReset() {
   const CUresult range = cuMemGetAddressRange(&base, &size, p);
   std::printf("after cudaDeviceReset: primary context active = %d; "
               "the old allocation looked up (undefined): %s\n", active, wb::errorName(range).c_str());
+  //! [reset]
+
+  //! [reset-after]
   const CUresult released = cuDevicePrimaryCtxRelease(dev);
   std::printf("the driver's retain, released afterwards: %s\n", wb::errorName(released).c_str());
   wb::expect(active == 0 && released == CUDA_SUCCESS,
@@ -302,8 +305,8 @@ int deviceReset() {
   wb::expect(again == cudaSuccess, "the next runtime call initialising the device again",
              cudaGetErrorName(again));
   return wb::kExitOk;
+  //! [reset-after]
 }
-//! [reset]
 
 int main(int argc, char** argv) {
   try {

@@ -5,7 +5,8 @@
 //! [runtime-kernel]
 // data[i] += 1 for every i < n.
 __global__ void add_one(float* data, unsigned n) {
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) data[i] += 1.0f;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    data[i] += 1.0f;
 }
 
 cudaError_t launchAddOne(float* data, unsigned n, cudaStream_t stream) {

@@ -149,6 +149,9 @@ void streamOrder(const Kernels& k) {
     gate.open();
     CU_CHECK(cuStreamSynchronize(s));
   }
+  //! [stream-order]
+
+  //! [stream-order-after]
   const auto wrong = std::count_if(dst, dst + n, [](unsigned v) { return v != 7u; });
   std::printf("gate opened, stream synchronised: %ld of %zu values differ from 7\n",
               static_cast<long>(wrong), n);
@@ -157,8 +160,8 @@ void streamOrder(const Kernels& k) {
   CU_CHECK(cuMemFreeHost(src));
   CU_CHECK(cuMemFreeHost(dst));
   CU_CHECK(cuStreamDestroy(s));
+  //! [stream-order-after]
 }
-//! [stream-order]
 
 //! [create-pool]
 // A pool of device memory on dev, like the default pool but the caller's own. maxSize caps what it
@@ -464,6 +467,9 @@ void contextDestroy(CUdevice dev) {
   std::printf("after cuCtxDestroy the pool counts %s in use, %s reserved\n", bytes(used).c_str(),
               bytes(reservedIn(pool)).c_str());
   wb::expect(used >= kBig, "the block outliving its context", "the pool counts it free");
+  //! [ctx-destroy]
+
+  //! [ctx-destroy-free]
   CUstream free = newStream();  // in the primary context, current again
   CU_CHECK(cuMemFreeAsync(pooled, free));
   CU_CHECK(cuStreamSynchronize(free));
@@ -473,8 +479,8 @@ void contextDestroy(CUdevice dev) {
               bytes(after).c_str());
   wb::expect(after == 0, "the explicit free giving the block back", "it is still in use");
   CU_CHECK(cuMemPoolDestroy(pool));
+  //! [ctx-destroy-free]
 }
-//! [ctx-destroy]
 
 const char* accessName(CUmemAccess_flags f) {
   return f == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? "read-write" : f == CU_MEM_ACCESS_FLAGS_PROT_NONE ? "none" : "read";

@@ -439,7 +439,6 @@ class Holding {
                                          // 3 timed out
   bool allArrived(double limitSeconds) const;
   std::set<unsigned> sms() const;
-
  private:
   wb::PinnedWords words_;  // [0] the gate, [1, 1 + blocks) each block's state, then each block's SM
   unsigned blocks_;
