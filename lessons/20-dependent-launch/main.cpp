@@ -460,6 +460,9 @@ ChainRun runChain(const Kernels& k, CUdeviceptr value, CUdeviceptr times, unsign
       CU_CHECK(cuGraphLaunch(graph, s));
     else
       launchChain(k, value, times, n, pdl, s);
+    // Every launch queued while the gate still held the stream: else the chain ran as it was fed.
+    wb::expect(gate.outcome() == wb::Gate::Waiting, "the whole chain queued before it ran",
+               "the host's launches waited for the stream (a launch queue too small for the chain?)");
     gate.open();
   }
   CU_CHECK(cuStreamSynchronize(s));
@@ -587,6 +590,9 @@ int main(int argc, char** argv) {
         {"CUDA_DEVICE_MAX_CONNECTIONS", wb::Under::Stops,
          "two streams could share one work queue, so step 3's secondary in stream b could wait behind the primary "
          "held in stream a whatever the event says", wb::belowDefault},
+        {"CUDA_SCALE_LAUNCH_QUEUES", wb::Under::Stops,
+         "step 5 queues up to 256 launches behind a gate: a smaller launch queue makes the host wait for the "
+         "gate, and the chain would run while it is still being submitted"},
     });
     // The images are checked before the driver starts: a damaged one stops the program in a moment.
     const std::string streamsImage = wb::verifiedImagePath("streams.fatbin");
