@@ -24,7 +24,32 @@
 set(WORKBOOK_EXERCISES_USE "learner" CACHE STRING
   "what the exerciseNN.* tests check: learner (lessons/*/exercises.cpp) or solutions (tests/exercises/*/solution/)")
 set_property(CACHE WORKBOOK_EXERCISES_USE PROPERTY STRINGS learner solutions)
-option(WORKBOOK_PROOFS "Build the reference solutions and every wrong variant, and test that each check tells them apart (the test workflow turns this on)" OFF)
+set(WORKBOOK_PROOFS OFF CACHE STRING "Build the reference solutions and every wrong variant, and test that each check tells them apart: ON, OFF, or AUTO (the test workflow: the solutions always, the wrong variants where this machine has the NVIDIA driver)")
+set_property(CACHE WORKBOOK_PROOFS PROPERTY STRINGS ON OFF AUTO)
+# The wrong variants are most of the build (a binary each, about 450) and only a GPU can run them:
+# with AUTO a machine without the driver (CI) builds the solutions and reports the variants skipped.
+set(WORKBOOK_PROOF_VARIANTS ${WORKBOOK_PROOFS})
+set(WORKBOOK_PROOF_VARIANTS_WHY "")
+if(WORKBOOK_PROOFS STREQUAL "AUTO")
+  set(WORKBOOK_PROOF_VARIANTS OFF)
+  find_program(WORKBOOK_LDCONFIG ldconfig PATHS /sbin /usr/sbin)
+  set(_wb_cache "")
+  if(WORKBOOK_LDCONFIG)
+    execute_process(COMMAND "${WORKBOOK_LDCONFIG}" -p OUTPUT_VARIABLE _wb_cache ERROR_QUIET)
+  endif()
+  string(REGEX MATCHALL "libcuda\\.so\\.1 [^\n]*=> [^\n]*" _wb_drivers "${_wb_cache}")
+  list(FILTER _wb_drivers EXCLUDE REGEX "/stubs/")
+  foreach(lib /usr/lib/x86_64-linux-gnu/libcuda.so.1 /usr/lib64/libcuda.so.1 /usr/lib/wsl/lib/libcuda.so.1)
+    if(EXISTS "${lib}")
+      list(APPEND _wb_drivers "${lib}")
+    endif()
+  endforeach()
+  if(_wb_drivers)
+    set(WORKBOOK_PROOF_VARIANTS ON)
+  else()
+    set(WORKBOOK_PROOF_VARIANTS_WHY "no NVIDIA driver (libcuda.so.1) on this machine at configure time, so the wrong variants were not built: only a GPU runs them. -DWORKBOOK_PROOFS=ON builds them anyway")
+  endif()
+endif()
 set(WORKBOOK_EXERCISE_RESULTS "${CMAKE_BINARY_DIR}/exercise-results")
 
 # The checks' main() and reporter, the ledger that counts what the code under check holds (it
@@ -166,6 +191,21 @@ function(_workbook_add_exercises folder nn slug_ program)
   if(NOT WORKBOOK_PROOFS)
     return()
   endif()
+  set(results "${CMAKE_BINARY_DIR}/proof-results/${nn}")
+  set(serial "")
+  if(X_SERIAL)
+    set(serial SERIAL)
+  endif()
+  string(REPLACE ";" "," listed "${names}")
+  _workbook_gpu_test(proof${nn}.solutions "gpu;proof;proof${nn}" ${serial}
+    COMMAND $<TARGET_FILE:exercise_report> proof done "${results}-solutions" ${nn} "${listed}"
+            -- $<TARGET_FILE:exercise${nn}_solutions>)
+  _workbook_gpu_test(proof${nn}.starting "gpu;proof;proof${nn}" ${serial}
+    COMMAND $<TARGET_FILE:exercise_report> proof not-done "${results}-starting" ${nn} "${listed}"
+            --starting "${learner}" -- $<TARGET_FILE:exercise${nn}_checks>)
+  if(NOT WORKBOOK_PROOF_VARIANTS)
+    return()
+  endif()
 
   # Every wrong variant: the solutions, with one exercise's replaced by the variant.
   file(GLOB variants RELATIVE "${dir}/wrong" CONFIGURE_DEPENDS "${dir}/wrong/*.cpp")
@@ -190,24 +230,12 @@ function(_workbook_add_exercises folder nn slug_ program)
     list(APPEND variant_args "${variant}=$<TARGET_FILE:exercise${nn}_wrong_${variant}>")
   endforeach()
 
-  # The proofs that the checks are honest, run by the test workflow beside the lessons' suites.
-  string(REPLACE ";" "," names "${names}")
-  set(serial "")
-  if(X_SERIAL)
-    set(serial SERIAL)
-  endif()
-  set(results "${CMAKE_BINARY_DIR}/proof-results/${nn}")
+  # The proof that the checks are honest, run by the test workflow beside the lessons' suites.
   set(serial_option "")  # (ctest drops an empty argument: --serial only with names after it)
   if(X_SERIAL)
     string(REPLACE ";" "," serial_names "${X_SERIAL}")
     set(serial_option --serial "${serial_names}")
   endif()
-  _workbook_gpu_test(proof${nn}.solutions "gpu;proof;proof${nn}" ${serial}
-    COMMAND $<TARGET_FILE:exercise_report> proof done "${results}-solutions" ${nn} "${names}"
-            -- $<TARGET_FILE:exercise${nn}_solutions>)
-  _workbook_gpu_test(proof${nn}.starting "gpu;proof;proof${nn}" ${serial}
-    COMMAND $<TARGET_FILE:exercise_report> proof not-done "${results}-starting" ${nn} "${names}"
-            --starting "${learner}" -- $<TARGET_FILE:exercise${nn}_checks>)
   _workbook_gpu_test(proof${nn}.wrong "gpu;proof;proof${nn}" ${serial}
     COMMAND $<TARGET_FILE:exercise_report> wrong "${results}-wrong" ${nn} "${dir}/wrong" ${serial_option}
             -- ${variant_args})
@@ -237,7 +265,10 @@ function(_workbook_finish_exercises lessons)
   add_custom_target(exercises COMMAND ${runner} -- ${binaries}
     DEPENDS ${all} exercise-runner workbook-gpu-launcher
     COMMENT "Checking every exercise" USES_TERMINAL VERBATIM)
-  if(WORKBOOK_PROOFS)
+  if(WORKBOOK_PROOFS AND NOT WORKBOOK_PROOF_VARIANTS)
+    add_test(NAME proofs.wrong-variants COMMAND sh -c "echo 'SKIPPED: ${WORKBOOK_PROOF_VARIANTS_WHY}'; exit 77")
+    set_tests_properties(proofs.wrong-variants PROPERTIES LABELS "proof" SKIP_RETURN_CODE 77)
+  elseif(WORKBOOK_PROOFS)
     # The course's count of wrong variants and how many the checks caught, after every proofNN.wrong.
     get_property(numbers GLOBAL PROPERTY WORKBOOK_PROVEN_LESSONS)
     list(TRANSFORM numbers REPLACE "^([0-9]+)$" "proof\\1.wrong" OUTPUT_VARIABLE proofs)
