@@ -116,7 +116,11 @@ TEST_SUITE("image-reader") {
         {"a cubin cut to its ELF magic", write(s, "magic.cubin", head(cubin, 40)), "cut short: an ELF header is 64 bytes"},
         {"random bytes after an ELF magic", write(s, "random.cubin", elfThenRandom), "not a 64-bit ELF"},
         {"zeros named .cubin", write(s, "zeros.cubin", std::vector<char>(cubin.size(), '\0')), "not a cubin"},
-        {"PTX cut in half", write(s, "half.ptx", head(ptx, ptx.size() / 2)), "cut short: the last line"},
+        // Cut at fixed places, not at a fraction: where half of the PTX ends depends on the kernels.
+        {"PTX cut inside a kernel body", write(s, "inbody.ptx", head(ptx, ptxText.find('{') + 1)),
+         "cut short or damaged: unbalanced braces"},
+        {"PTX cut in the middle of a line", write(s, "midline.ptx", head(ptx, ptxText.find(".target") + 9)),
+         "cut short: the last line"},
         {"binary bytes named .ptx", write(s, "random.ptx", randomBytes(500)), "not PTX text"},
         {"text with no .version", write(s, "noversion.ptx", noVersion), "not PTX: no .version directive"},
         {"a directory", s.path() + "/a-folder.fatbin", "a directory, not an image file"},

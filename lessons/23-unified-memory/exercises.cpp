@@ -55,8 +55,9 @@ bool placeForKernel(CUdeviceptr ptr, size_t bytes, CUdevice dev, CUstream stream
 // each: one never advised nor prefetched (both INVALID, not read mostly); one read mostly, preferring
 // device 0 and prefetched to the host; one preferring the host and prefetched to device 0; one whose
 // halves prefer and were sent to different places (both INVALID); where the system has host NUMA
-// nodes, one preferring and sent to the node nearest the device; with two devices, one preferring
-// and sent to device 1. It compares the types, and the ids of devices and NUMA nodes (the reference
+// nodes, one advised to prefer and sent to the node nearest the device (its preferred location is
+// compared with what the driver itself reports: one driver answered INVALID there); with two
+// devices, one preferring and sent to device 1. It compares the types, and the ids of devices and NUMA nodes (the reference
 // says to ignore the id of the others).
 //
 // Learn it in: lesson 23, step 4 ("Advice, and reading it back") and step 5 ("Prefetching in stream order")
