@@ -28,7 +28,8 @@ __device__ __forceinline__ unsigned sharedAddress(const void* p) {
 // the end: the TMA unit fills what lies outside as the map says), into tile. Thread 0 sets up the
 // barrier, tells it how many bytes to expect and asks the TMA unit for the box; every thread then
 // waits until the barrier has counted them all.
-__device__ void loadBox(const CUtensorMap* map, int x, int y, float* tile, uint64_t* barrier, unsigned bytes) {
+__device__ void loadBox(const CUtensorMap* map, int x, int y, float* tile, uint64_t* barrier,
+                        unsigned bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   const unsigned bar = sharedAddress(barrier);
   if (threadIdx.x == 0) {
@@ -36,13 +37,15 @@ __device__ void loadBox(const CUtensorMap* map, int x, int y, float* tile, uint6
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the TMA unit sees the initialised barrier
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
     asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3}], [%4];"
         ::"r"(sharedAddress(tile)), "l"(map), "r"(x), "r"(y), "r"(bar) : "memory");
   }
   __syncthreads();  // nobody waits on the barrier before thread 0 has initialised it
   unsigned done = 0;
   while (!done)
-    asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+    asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\t"
+                 "selp.u32 %0, 1, 0, p;\n\t}"
                  : "=r"(done) : "r"(bar) : "memory");
 #else
   __trap();  // no TMA before sm_90: the host never launches this there
@@ -66,8 +69,8 @@ extern "C" __global__ void tma_load_box(const __grid_constant__ CUtensorMap map,
 //! [tma-copy]
 // One block per box: load the box through from, store it through to at the same coordinates. The
 // TMA unit writes only the part of a box that lies inside the destination's matrix.
-extern "C" __global__ void tma_copy(const __grid_constant__ CUtensorMap from, const __grid_constant__ CUtensorMap to,
-                                    int boxCols, int boxRows) {
+extern "C" __global__ void tma_copy(const __grid_constant__ CUtensorMap from,
+                                    const __grid_constant__ CUtensorMap to, int boxCols, int boxRows) {
   __shared__ __align__(128) float tile[kTileFloats];
   __shared__ __align__(8) uint64_t barrier;
   const int x = blockIdx.x * boxCols, y = blockIdx.y * boxRows;
@@ -78,7 +81,9 @@ extern "C" __global__ void tma_copy(const __grid_constant__ CUtensorMap from, co
     asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];"
                  ::"l"(&to), "r"(x), "r"(y), "r"(sharedAddress(tile)) : "memory");
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");  // the tile must outlive the store's read
+    // Wait for the whole store, not only its read of the tile (.read): its writes to global memory
+    // are then done before the block ends.
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
   }
 #endif
 }

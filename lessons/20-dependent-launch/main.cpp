@@ -290,7 +290,8 @@ void acrossStreams(const Kernels& k) {
     const bool inOrder = early ? r.preamble < r.primaryEnd : r.preamble >= r.primaryEnd;
     wb::expect((w.programmatic || !early) && inOrder && r.afterWait >= r.primaryEnd && r.lateAfter == 1,
                std::string("the ordering behind a ") + w.name,
-               early ? "an ordinary event's dependent started early" : "a dependent ran before the primary ended");
+               early ? "an ordinary event's dependent started early"
+                     : "a dependent ran before the primary ended");
   }
   CU_CHECK(cuEventDestroy(e));
   CU_CHECK(cuStreamDestroy(b));

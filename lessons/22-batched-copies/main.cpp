@@ -102,7 +102,8 @@ void signatures(int driver) {
   const CUresult rc128 = find(12080, &asOf128), rc130 = find(13000, &asOf130);
   const char* other = !asOf130 ? "nothing" : asOf130 == asOf128 ? "THE SAME FUNCTION" : "another function";
   std::printf("driver %d.%d, cuGetProcAddress(\"cuMemcpyBatchAsync\"):\n", driver / 1000, driver % 1000 / 10);
-  std::printf("  for 12080: %s, %s\n", wb::errorName(rc128).c_str(), asOf128 ? "the 12.8 signature" : "nothing");
+  std::printf("  for 12080: %s, %s\n", wb::errorName(rc128).c_str(),
+              asOf128 ? "the 12.8 signature" : "nothing");
   std::printf("  for 13000: %s, %s\n", wb::errorName(rc130).c_str(), other);
   if (driver >= 13000)
     wb::expect(asOf128 && asOf130 && asOf128 != asOf130, "a 13.0 driver keeping both entry points",
@@ -264,8 +265,8 @@ void underCapture(CUdeviceptr dst, const unsigned char* src, size_t n, CUstream 
   if (graph) CU_CHECK(cuGraphGetNodes(graph, nullptr, &nodes));
   const bool active = status == CU_STREAM_CAPTURE_STATUS_ACTIVE;
   std::printf("  during a capture: %s; the capture then %s; cuStreamEndCapture: %s, a graph of %zu nodes\n",
-              wb::errorName(rc).c_str(), active ? "still active" : "INVALIDATED", wb::errorName(ended).c_str(),
-              nodes);
+              wb::errorName(rc).c_str(), active ? "still active" : "INVALIDATED",
+              wb::errorName(ended).c_str(), nodes);
   if (graph) CU_CHECK(cuGraphDestroy(graph));
   wb::expect(rc != CUDA_SUCCESS, "the batch refused during a capture", "it was captured");
 }
