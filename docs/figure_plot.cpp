@@ -118,12 +118,21 @@ int main(int argc, char** argv) {
   if (maxX == minX) maxX = minX * 2;
   const double lo = std::pow(10.0, std::floor(std::log10(minY))), hi = std::pow(10.0, std::ceil(std::log10(maxY)));
   const double top = hi > lo ? hi : lo * 10;
-  const int W = 760, H = 440, left = 80, right = 220, upper = 40, lower = 60;
+  // The legend sits right of the plot: wide enough for the longest series name (about 7.5 px a
+  // character at 13 px), so "one cuMemcpyBatchAsync" is not cut at the figure's edge.
+  size_t longest = 0;
+  for (const std::string& name : order) longest = std::max(longest, name.size());
+  const int left = 80, H = 440, upper = 40, lower = 60;
+  int right = std::max(220, 70 + static_cast<int>(7.5 * static_cast<double>(longest)));
+  // And wide enough for the title (bold, 15 px: up to about 9.4 px a character), device and driver included.
+  const std::string where = recordedOn(argv[2]);
+  const std::string title = columns[2] + " by " + columns[0] + (where.empty() ? "" : ", " + where);
+  right = std::max(right, static_cast<int>(9.4 * static_cast<double>(title.size())) + 10 - 460);
+  const int W = left + 460 + right;
   const double plotW = W - left - right, plotH = H - upper - lower;
   const auto px = [&](double v) { return left + plotW * (std::log(v) - std::log(minX)) / (std::log(maxX) - std::log(minX)); };
   const auto py = [&](double v) { return upper + plotH * (1.0 - (std::log10(v) - std::log10(lo)) / (std::log10(top) - std::log10(lo))); };
 
-  const std::string where = recordedOn(argv[2]);
   std::ofstream out(argv[3]);
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W
       << " " << H << "\" font-family=\"sans-serif\" font-size=\"13\">\n";
@@ -155,10 +164,18 @@ int main(int argc, char** argv) {
   for (const auto& [name, y] : limits) {
     char value[32];
     std::snprintf(value, sizeof value, "%g", y);
+    // The label goes on the side of the line where fewer points lie within a line of text of it.
+    int above = 0, below = 0;
+    for (const auto& [series_name, points] : series)
+      for (const auto& p : points) {
+        const double d = py(p.y) - py(y);
+        above += d < 0 && d > -22, below += d >= 0 && d < 22;
+      }
+    const double textY = above <= below ? py(y) - 6 : py(y) + 16;
     out << "<line x1=\"" << left << "\" x2=\"" << left + plotW << "\" y1=\"" << py(y) << "\" y2=\"" << py(y)
         << "\" stroke=\"currentColor\" stroke-width=\"1.5\" stroke-dasharray=\"10 5\"/>\n<text x=\"" << left + plotW - 4
-        << "\" y=\"" << py(y) - 6 << "\" text-anchor=\"end\" fill=\"currentColor\">the limit: " << name << ", " << value
-        << "</text>\n";
+        << "\" y=\"" << textY << "\" text-anchor=\"end\" fill=\"currentColor\">the limit: " << name << ", " << value
+        << " " << columns[2] << "</text>\n";
   }
   const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"};
   const char* dashes[] = {"", " stroke-dasharray=\"7 4\"", " stroke-dasharray=\"2 3\""};
