@@ -137,8 +137,8 @@ int main(int argc, char** argv) {
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W
       << " " << H << "\" font-family=\"sans-serif\" font-size=\"13\">\n";
   out << "<title>" << columns[2] << " by " << columns[0] << (where.empty() ? "" : " on " + where) << "</title>\n";
-  out << "<text x=\"" << left << "\" y=\"22\" font-size=\"15\" font-weight=\"bold\" fill=\"currentColor\">" << columns[2]
-      << " by " << columns[0] << (where.empty() ? "" : ", " + where) << "</text>\n";
+  out << "<text x=\"" << left << "\" y=\"22\" font-size=\"15\" font-weight=\"bold\" fill=\"currentColor\">" << title
+      << "</text>\n";
   for (double v = lo; v <= top * 1.0001; v *= 10) {
     out << "<line x1=\"" << left << "\" x2=\"" << left + plotW << "\" y1=\"" << py(v) << "\" y2=\"" << py(v)
         << "\" stroke=\"currentColor\" stroke-opacity=\"0.15\"/>\n<text x=\"" << left - 8 << "\" y=\"" << py(v) + 4

@@ -432,7 +432,7 @@ TEST_SUITE("coredump-env") {
   // exception is encountered"; cuda.h: GPU exceptions raise an abort() in the host process unless
   // CU_COREDUMP_SKIP_ABORT is set.
   TEST_CASE("with CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 a fault writes a GPU core dump to CUDA_COREDUMP_FILE and the process is aborted") {
-    if (!noDump().empty()) return wbt::skipCase(noDump());
+    if (const std::string why = noDump(); !why.empty()) return wbt::skipCase(why);
     const std::vector<std::string> env = tagged("env");
     INFO(child("coredumps").output);
     CHECK(valueOf(env, "ended") == "killed by signal " + std::to_string(SIGABRT) + " (SIGABRT)");
@@ -443,7 +443,7 @@ TEST_SUITE("coredump-env") {
 
   // Observed on driver 580: the driver aborts before the call that would report the fault returns.
   TEST_CASE("the program never sees the error: its cuCtxSynchronize does not return before the abort (driver 580)") {
-    if (!noDump().empty()) return wbt::skipCase(noDump());
+    if (const std::string why = noDump(); !why.empty()) return wbt::skipCase(why);
     const std::vector<std::string> env = tagged("env");
     INFO(joined(env));
     CHECK(anyLine(env, "cuLaunchKernel(write_to, 0x10): CUDA_SUCCESS"));
@@ -475,7 +475,7 @@ TEST_SUITE("coredump-api") {
 
   TEST_CASE("the context's own CU_COREDUMP_FILE names its dump, and the global file is not written") {
     if (CUDA_VERSION < 12010) return wbt::skipCase("this build's CUDA header predates the coredump attributes (12.1)");
-    if (!noDump().empty()) return wbt::skipCase(noDump());
+    if (const std::string why = noDump(); !why.empty()) return wbt::skipCase(why);
     const std::vector<std::string> api = tagged("api");
     INFO(joined(api));
     const std::string own = valueOf(api, "dump context.nvcudmp");
@@ -512,7 +512,7 @@ TEST_SUITE("cuda-gdb") {
   // encountered during program execution"; the kernels are built with -lineinfo.
   TEST_CASE("cuda-gdb opens the dump and names the exception, the kernel and the source line of its write") {
     if (!tagged("gdb").empty()) return wbt::skipCase(valueOf(tagged("gdb"), "skipped"));
-    if (!noDump().empty()) return wbt::skipCase(noDump());
+    if (const std::string why = noDump(); !why.empty()) return wbt::skipCase(why);
     const std::vector<std::string> gdb = tagged("gdb-env");
     INFO(child("coredumps").output);
     REQUIRE_FALSE(gdb.empty());

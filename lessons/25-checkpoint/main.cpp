@@ -802,6 +802,14 @@ int childMain(const std::vector<std::string>& args) {
   return wb::kExitUsage;
 }
 
+// Where this run can make no checkpoint call: every step's title, and why it is left out.
+void leaveOutEveryStep(const std::string& why) {
+  for (int i = 0; i < kSteps; ++i) {
+    wb::step(i + 1, kTitles[i]);
+    std::printf("left out%s\n", why.c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -839,11 +847,8 @@ int main(int argc, char** argv) {
       if (wb::underSanitizer()) {
         // On driver 580, compute-sanitizer answered every checkpoint call with CUDA_ERROR_NOT_SUPPORTED:
         // under it the sanitizer checks what the program does around them (the children, the memory).
-        for (int i = 0; i < kSteps; ++i) {
-          wb::step(i + 1, kTitles[i]);
-          std::printf("left out under compute-sanitizer: it answers the cuCheckpointProcess* calls with "
-                      "CUDA_ERROR_NOT_SUPPORTED\n");
-        }
+        leaveOutEveryStep(" under compute-sanitizer: it answers the cuCheckpointProcess* calls with "
+                          "CUDA_ERROR_NOT_SUPPORTED");
       } else {
         table = lesson(holder, spread.get());
       }
@@ -854,11 +859,8 @@ int main(int argc, char** argv) {
     // CUDA 12.8 introduced the checkpoint calls: an older cuda.h has neither them nor their types.
     // Every step says so instead.
     CU_CHECK(cuInit(0));
-    for (int i = 0; i < kSteps; ++i) {
-      wb::step(i + 1, kTitles[i]);
-      std::printf("left out: this program was built with CUDA %d, whose cuda.h has no cuCheckpointProcess* "
-                  "(CUDA 12.8 introduced them)\n", CUDA_VERSION);
-    }
+    leaveOutEveryStep(": this program was built with CUDA " + std::to_string(CUDA_VERSION) +
+                      ", whose cuda.h has no cuCheckpointProcess* (CUDA 12.8 introduced them)");
 #endif
     return table.save(csvPath, kSteps);
   } catch (...) {
