@@ -162,7 +162,9 @@ TEST_SUITE("pinned-async") {
     std::vector<float> pageable(n, 3.0f);
     Stream s;
     wbt::DeviceBuffer dst(n * sizeof(float));
-    CU_CHECK(cuMemsetD32(dst.get(), 0, n));
+    // The clear goes into s: a cuMemsetD32 in the legacy stream need not finish before the host
+    // returns, and s (non-blocking) does not wait for it, so it could land after the copy.
+    CU_CHECK(cuMemsetD32Async(dst.get(), 0, n, s.get()));
     CHECK(cuMemcpyHtoDAsync(dst.get(), pageable.data(), n * sizeof(float), s.get()) == CUDA_SUCCESS);
     CU_CHECK(cuStreamSynchronize(s.get()));
     std::vector<float> back(n);

@@ -65,12 +65,16 @@ struct Matrix {
   Matrix(uint64_t rows_, uint64_t cols_, uint64_t pitchFloats, float seed, bool blank = false)
       : rows(rows_), cols(cols_), pitch(pitchFloats * 4), memory(rows_ * pitchFloats * 4) {
     CU_CHECK(cuMemsetD32(memory.get(), 0xDEADBEEFu, rows * pitchFloats));
-    if (blank) return;
-    std::vector<float> host(rows * pitchFloats);
-    CU_CHECK(cuMemcpyDtoH(host.data(), memory.get(), host.size() * 4));
-    for (uint64_t r = 0; r < rows; ++r)
-      for (uint64_t c = 0; c < cols; ++c) host[r * pitchFloats + c] = seed + 1000.0f * r + c;
-    CU_CHECK(cuMemcpyHtoD(memory.get(), host.data(), host.size() * 4));
+    if (!blank) {
+      std::vector<float> host(rows * pitchFloats);
+      CU_CHECK(cuMemcpyDtoH(host.data(), memory.get(), host.size() * 4));
+      for (uint64_t r = 0; r < rows; ++r)
+        for (uint64_t c = 0; c < cols; ++c) host[r * pitchFloats + c] = seed + 1000.0f * r + c;
+      CU_CHECK(cuMemcpyHtoD(memory.get(), host.data(), host.size() * 4));
+    }
+    // Both may return before they land (a memset of device memory, a copy from pageable memory),
+    // and a non-blocking stream does not wait for the legacy stream they ran in.
+    CU_CHECK(cuCtxSynchronize());
   }
   CUdeviceptr base() const { return memory.get(); }
   std::vector<float> read() const {

@@ -217,6 +217,7 @@ TEST_SUITE("mixed-batch") {
     DeviceBuffer device(4u << 20);  // [0, 1 MiB) the source; destinations from 1 MiB
     CU_CHECK(cuMemcpyHtoD(device.get(), a.data(), a.size()));
     CU_CHECK(cuMemsetD8(device.get() + (1u << 20), 0, 3u << 20));
+    CU_CHECK(cuCtxSynchronize());  // both ran in the legacy stream, which s (non-blocking) does not wait for
     Pinned pinned(2u << 20);  // [0, 64 KiB) a source, from 1 MiB a destination
     std::memcpy(pinned.get(), b.data(), b.size());
     std::memset(pinned.get() + (1u << 20), 0, 4099);
@@ -276,7 +277,7 @@ TEST_SUITE("access-order") {
     constexpr size_t n = 65536;
     std::vector<unsigned char> source(n, 1);
     DeviceBuffer dst(n);
-    CU_CHECK(cuMemsetD8(dst.get(), 0, n));
+    CU_CHECK(cuMemsetD8Async(dst.get(), 0, n, s.get()));
     bool pendingAfterCall = false;
     {
       wb::Gate gate(lab.k.gate, s.get(), 3.0);
@@ -354,7 +355,7 @@ TEST_SUITE("streams") {
     for (unsigned flags : {CU_STREAM_DEFAULT, CU_STREAM_NON_BLOCKING}) {
       CAPTURE(flags);
       Stream s(flags);
-      CU_CHECK(cuMemsetD8(dst.get(), 0, sent.size()));
+      CU_CHECK(cuMemsetD8Async(dst.get(), 0, sent.size(), s.get()));
       CHECK(copyOne(dst.get(), addr(sent.data()), sent.size(), s.get()) == CUDA_SUCCESS);
       s.sync();
       CHECK(download(dst.get(), sent.size()) == sent);
@@ -386,7 +387,7 @@ TEST_SUITE("capture") {
     Pinned src(sent.size());  // a graph's copy needs pinned host memory
     std::memcpy(src.get(), sent.data(), sent.size());
     DeviceBuffer dst(sent.size());
-    CU_CHECK(cuMemsetD8(dst.get(), 0, sent.size()));
+    CU_CHECK(cuMemsetD8Async(dst.get(), 0, sent.size(), s.get()));
     CU_CHECK(cuStreamBeginCapture(s.get(), CU_STREAM_CAPTURE_MODE_GLOBAL));
     const CUresult rc = copyOne(dst.get(), addr(src.get()), sent.size(), s.get());
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;

@@ -173,6 +173,11 @@ void compare(int count) {
     CU_CHECK(cuCtxPopCurrent(&contexts[0]));
     return free;
   };
+  // What device 0's free memory fell by since `before`; another process may free memory meanwhile.
+  const auto usedSince = [&](size_t before) {
+    const size_t after = freeOnDevice0();
+    return after <= before ? wb::bytes(before - after) : std::string("not measured (free memory rose)");
+  };
   const auto useEverywhere = [&](auto&& fill, auto&& scale) {
     bool ok = true;
     for (CUcontext ctx : contexts) {
@@ -194,7 +199,7 @@ void compare(int count) {
   const bool moduleOk = useEverywhere([&] { return modules.libraryFunc("fill"); },
                                       [&] { return modules.libraryFunc("scale"); });
   const double moduleTotalMs = moduleClock.ms();
-  const size_t moduleMemory = before - freeOnDevice0();
+  const std::string moduleMemory = usedSince(before);
   modules.libraryDeinitialize();
 
   before = freeOnDevice0();
@@ -206,13 +211,13 @@ void compare(int count) {
       useEverywhere([&] { return reinterpret_cast<CUfunction>(library.libraryFunc("fill")); },
                     [&] { return reinterpret_cast<CUfunction>(library.libraryFunc("scale")); });
   const double libraryTotalMs = libraryClock.ms();
-  const size_t libraryMemory = before - freeOnDevice0();
+  const std::string libraryMemory = usedSince(before);
   library.libraryDeinitialize();
 
   std::printf("  modules: initialize %.2f ms, with first use everywhere %.2f ms, device 0 memory %s, %s\n",
-              moduleInitMs, moduleTotalMs, wb::bytes(moduleMemory).c_str(), moduleOk ? "right" : "WRONG");
+              moduleInitMs, moduleTotalMs, moduleMemory.c_str(), moduleOk ? "right" : "WRONG");
   std::printf("  library: initialize %.2f ms, with first use everywhere %.2f ms, device 0 memory %s, %s\n",
-              libraryInitMs, libraryTotalMs, wb::bytes(libraryMemory).c_str(), libraryOk ? "right" : "WRONG");
+              libraryInitMs, libraryTotalMs, libraryMemory.c_str(), libraryOk ? "right" : "WRONG");
   wb::expect(moduleOk && libraryOk, "the right answer both ways", "wrong values");
   //! [compare-run]
   for (int i = 0; i < count; ++i) CU_CHECK(cuDevicePrimaryCtxRelease(devices[i]));

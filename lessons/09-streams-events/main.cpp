@@ -172,7 +172,7 @@ Overlap overlapCopyAndKernel(const Kernels& k) {
   CUdeviceptr target = 0, data = 0;
   CU_CHECK(cuMemAlloc(&target, bytes));
   CU_CHECK(cuMemAlloc(&data, n * sizeof(float)));
-  CU_CHECK(cuMemsetD32(data, 0, n));
+  CU_CHECK(cuMemsetD32Async(data, 0, n, compute));  // in compute, which would not wait for the legacy stream
   CUevent e[4];
   for (CUevent& ev : e) CU_CHECK(cuEventCreate(&ev, CU_EVENT_DEFAULT));
   //! [overlap-setup]
@@ -434,7 +434,7 @@ void eventTiming(const Kernels& k) {
   unsigned n = 1u << 20;
   CUdeviceptr data = 0;
   CU_CHECK(cuMemAlloc(&data, n * sizeof(float)));
-  CU_CHECK(cuMemsetD32(data, 0, n));
+  CU_CHECK(cuMemsetD32Async(data, 0, n, s));
   unsigned rounds = roundsLasting(k, s, data, n, 20.0f);
   void* args[] = {&data, &n, &rounds};
   CUevent start = nullptr, stop = nullptr, untimed = nullptr;

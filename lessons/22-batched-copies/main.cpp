@@ -150,6 +150,7 @@ void mixedBatch(CUdevice dev, CUstream s) {
   CU_CHECK(cuMemAlloc(&device, 8u << 20));
   CU_CHECK(cuMemcpyHtoD(device, a.data(), a.size()));
   CU_CHECK(cuMemsetD8(device + (2u << 20), 0, 6u << 20));
+  CU_CHECK(cuCtxSynchronize());  // both ran in the legacy stream, which s (non-blocking) does not wait for
   unsigned char* pinned = nullptr;  // [0, 64 KiB) a source, from 1 MiB a destination
   CU_CHECK(cuMemAllocHost(reinterpret_cast<void**>(&pinned), 2u << 20));
   std::memcpy(pinned, b.data(), b.size());

@@ -283,7 +283,7 @@ constexpr unsigned kChildSeconds = 60;    // every child's time limit: nothing h
 constexpr unsigned kShortLockMs = 100;    // a lock that is allowed to give up (step 3)
 constexpr unsigned kLockLimitMs = 20000;  // every other lock: it never waits forever
 constexpr size_t kHeld = 512u << 20;      // what the child allocates for step 2
-const size_t kFigureSizes[] = {64u << 20, 256u << 20, 1u << 30, size_t{2} << 30};
+const size_t kFigureSizes[] = {64u << 20, 256u << 20, 1u << 30};
 
 // The variables a child runs without, whatever the user's shell sets: its gate kernel must leave its
 // stream busy, which CUDA_LAUNCH_BLOCKING=1 would not.
