@@ -13,6 +13,9 @@ set(slow "")
 # Lesson 25 suspends whole processes: on driver 580 (H100) a checkpoint or restore of even a small
 # process took 0.2-0.4 s, and its run, suites and figure make many of them, each in a child of its own.
 set(allow_25 20 "on driver 580 each checkpoint or restore of a process took 0.2-0.4 s")
+# Lesson 19 compiles with --no-cache, so that each compile is one and not NVRTC's cache answering;
+# on an H100 its ctest time was 4.5 s in one run and 5.0 s in another, at the limit.
+set(allow_19 7 "every NVRTC compile passes --no-cache, so it compiles")
 message("lesson    ctest time (ctest --test-dir build -R lessonNN)")
 foreach(folder IN LISTS LESSONS)
   string(SUBSTRING "${folder}" 0 2 nn)

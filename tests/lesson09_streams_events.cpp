@@ -185,7 +185,7 @@ TEST_SUITE("overlap") {
     void* host = nullptr;
     CU_CHECK(cuMemAllocHost(&host, bytes));
     wbt::DeviceBuffer target(bytes), data(n * sizeof(float));
-    CU_CHECK(cuMemsetD32(data.get(), 0, n));
+    CU_CHECK(cuMemsetD32Async(data.get(), 0, n, compute.get()));  // where the kernels will read it
     Event e0, e1, e2;
     const auto copy = [&] { CU_CHECK(cuMemcpyHtoDAsync(target.get(), host, bytes, copies.get())); };
     const auto timeIn = [&](CUstream s, auto&& work) {
