@@ -40,9 +40,9 @@ void serveRequest(CUmemoryPool pool, CUstream stream, CUdeviceptr input, CUdevic
 // Exercise 2 of 3 (steady-pool): A pool whose reserved memory stays flat across iterations
 //
 // Task: A service runs the same step again and again: allocate its working set, free it,
-// synchronise. Under the default release threshold (0) each synchronisation gives the memory back
-// to the device and the next step maps it again, which is slow and makes the footprint jump; under
-// UINT64_MAX the pool keeps every burst for good, memory other processes on the GPU need. Write
+// synchronise. Under the default release threshold (0) each synchronisation tries to give the memory
+// back ("will try to", the reference says) and the next step maps it again: slow, and the footprint
+// jumps; under UINT64_MAX the pool keeps every burst for good, memory other GPU processes need. Write
 // createSteadyPool: create a new pool of device memory on dev (not the device's default pool, which
 // the whole process shares) whose release threshold is exactly workingSetBytes, so that it holds
 // the working set across those synchronisations and tries to give back what a burst took beyond
