@@ -211,6 +211,7 @@ function(_workbook_add_exercises folder nn slug_ program)
   file(GLOB variants RELATIVE "${dir}/wrong" CONFIGURE_DEPENDS "${dir}/wrong/*.cpp")
   list(SORT variants COMPARE NATURAL)
   set(variant_args "")
+  set(serial_variant_args "")
   foreach(file IN LISTS variants)
     if(NOT file MATCHES "^([a-z0-9-]+)\\.([0-9]+)\\.cpp$" OR NOT CMAKE_MATCH_1 IN_LIST names)
       message(FATAL_ERROR "tests/exercises/${folder}/wrong/${file}: a wrong variant is named <exercise>.<n>.cpp after one of this lesson's exercises (${names})")
@@ -227,19 +228,37 @@ function(_workbook_add_exercises folder nn slug_ program)
       OUTPUT_DIR "${CMAKE_BINARY_DIR}/proofs/${nn}" OUTPUT_NAME "${variant}"
       SOURCES "${dir}/wrong/${file}" ${others} ${setup})
     target_include_directories(exercise${nn}_wrong_${variant} PRIVATE "${CMAKE_SOURCE_DIR}/tests/exercises")
-    list(APPEND variant_args "${variant}=$<TARGET_FILE:exercise${nn}_wrong_${variant}>")
+    if(name IN_LIST X_SERIAL)
+      list(APPEND serial_variant_args "${variant}=$<TARGET_FILE:exercise${nn}_wrong_${variant}>")
+    else()
+      list(APPEND variant_args "${variant}=$<TARGET_FILE:exercise${nn}_wrong_${variant}>")
+    endif()
   endforeach()
 
-  # The proof that the checks are honest, run by the test workflow beside the lessons' suites.
-  set(serial_option "")  # (ctest drops an empty argument: --serial only with names after it)
-  if(X_SERIAL)
-    string(REPLACE ";" "," serial_names "${X_SERIAL}")
-    set(serial_option --serial "${serial_names}")
+  # The proof that the checks are honest, run by the test workflow beside the lessons' suites: the
+  # variants of checks that measure time or free memory (SERIAL) in a test of their own, one at a
+  # time with the GPU to itself; every other variant beside the other lessons' proofs. COST (the
+  # number of variants) starts the longest proofs first, so that none is left running alone.
+  if(variant_args)
+    set(except "")  # (ctest drops an empty argument: --except only with names after it)
+    if(X_SERIAL)
+      string(REPLACE ";" "," serial_names "${X_SERIAL}")
+      set(except --except "${serial_names}")
+    endif()
+    _workbook_gpu_test(proof${nn}.wrong "gpu;proof;proof${nn}"
+      COMMAND $<TARGET_FILE:exercise_report> wrong "${results}-wrong" ${nn} "${dir}/wrong" ${except}
+              -- ${variant_args})
+    list(LENGTH variant_args cost)
+    set_tests_properties(proof${nn}.wrong PROPERTIES COST ${cost})
+    set_property(GLOBAL APPEND PROPERTY WORKBOOK_PROOF_PARTS "${nn}-wrong:proof${nn}.wrong")
   endif()
-  _workbook_gpu_test(proof${nn}.wrong "gpu;proof;proof${nn}" ${serial}
-    COMMAND $<TARGET_FILE:exercise_report> wrong "${results}-wrong" ${nn} "${dir}/wrong" ${serial_option}
-            -- ${variant_args})
-  set_property(GLOBAL APPEND PROPERTY WORKBOOK_PROVEN_LESSONS ${nn})
+  if(serial_variant_args)
+    string(REPLACE ";" "," serial_names "${X_SERIAL}")
+    _workbook_gpu_test(proof${nn}.wrong-serial "gpu;proof;proof${nn}" SERIAL
+      COMMAND $<TARGET_FILE:exercise_report> wrong "${results}-wrong-serial" ${nn} "${dir}/wrong"
+              --only "${serial_names}" --one-at-a-time -- ${serial_variant_args})
+    set_property(GLOBAL APPEND PROPERTY WORKBOOK_PROOF_PARTS "${nn}-wrong-serial:proof${nn}.wrong-serial")
+  endif()
 endfunction()
 
 # After the manifest: the learner's runner targets, the proofs' summary, and the lint that holds
@@ -270,9 +289,10 @@ function(_workbook_finish_exercises lessons)
     set_tests_properties(proofs.wrong-variants PROPERTIES LABELS "proof" SKIP_RETURN_CODE 77)
   elseif(WORKBOOK_PROOFS)
     # The course's count of wrong variants and how many the checks caught, after every proofNN.wrong.
-    get_property(numbers GLOBAL PROPERTY WORKBOOK_PROVEN_LESSONS)
-    list(TRANSFORM numbers REPLACE "^([0-9]+)$" "proof\\1.wrong" OUTPUT_VARIABLE proofs)
-    add_test(NAME proofs.summary COMMAND exercise_report summary "${CMAKE_BINARY_DIR}/proof-results" ${numbers})
+    get_property(parts GLOBAL PROPERTY WORKBOOK_PROOF_PARTS)
+    list(TRANSFORM parts REPLACE ":.*$" "" OUTPUT_VARIABLE folders)
+    list(TRANSFORM parts REPLACE "^.*:" "" OUTPUT_VARIABLE proofs)
+    add_test(NAME proofs.summary COMMAND exercise_report summary "${CMAKE_BINARY_DIR}/proof-results" ${folders})
     set_tests_properties(proofs.summary PROPERTIES LABELS "proof" DEPENDS "${proofs}" SKIP_RETURN_CODE 77)
   endif()
   add_test(NAME exercises.lint COMMAND exercise_report lint "${CMAKE_SOURCE_DIR}" ${lessons})

@@ -511,7 +511,8 @@ TEST_SUITE("cuda-gdb") {
   // The CUDA-GDB manual: `target cudacore` "will open the core dump file and print the exception
   // encountered during program execution"; the kernels are built with -lineinfo.
   TEST_CASE("cuda-gdb opens the dump and names the exception, the kernel and the source line of its write") {
-    if (!tagged("gdb").empty()) return wbt::skipCase(valueOf(tagged("gdb"), "skipped"));
+    if (const std::vector<std::string> skipped = tagged("gdb"); !skipped.empty())
+      return wbt::skipCase(valueOf(skipped, "skipped"));
     if (const std::string why = noDump(); !why.empty()) return wbt::skipCase(why);
     const std::vector<std::string> gdb = tagged("gdb-env");
     INFO(child("coredumps").output);

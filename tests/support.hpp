@@ -168,6 +168,18 @@ class DeviceBuffer {
   size_t bytes_;
 };
 
+// Memory set before a test's own streams use it: cuMemsetD8/D32 run in the legacy stream and may
+// return before they land, and a non-blocking stream does not wait for the legacy stream, so each
+// waits for the context before it returns.
+inline void setBytes(CUdeviceptr at, unsigned char value, size_t bytes) {
+  CU_CHECK(cuMemsetD8(at, value, bytes));
+  CU_CHECK(cuCtxSynchronize());
+}
+inline void setWords(CUdeviceptr at, unsigned value, size_t words) {
+  CU_CHECK(cuMemsetD32(at, value, words));
+  CU_CHECK(cuCtxSynchronize());
+}
+
 // A stream of the current context, non-blocking unless flags say otherwise. At scope exit it ends a
 // capture left open (an assertion may end a test mid-capture), waits for its work and is
 // destroyed: declare gates after it, so that they are opened first.

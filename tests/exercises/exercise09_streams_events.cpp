@@ -280,8 +280,7 @@ EXERCISE("pipeline", "A chunked copy/compute pipeline in two streams",
     PinnedFloats host(n);
     for (unsigned i = 0; i < n; ++i) host.get()[i] = static_cast<float>(i % 1000) / 1000.0f;
     wbt::DeviceBuffer device(size_t(n) * sizeof(float));
-    CU_CHECK(cuMemsetD32(device.get(), 0xBF800000u, n));  // -1.0f: what a burn that ran before its copy would burn
-    CU_CHECK(cuCtxSynchronize());  // the legacy stream's memset, before the check's non-blocking stream
+    wbt::setWords(device.get(), 0xBF800000u, n);  // -1.0f: what a burn that ran before its copy would burn
     Stream copies, compute;
     wb::Gate::Outcome seen = wb::Gate::TimedOut;
     std::string left;
@@ -562,8 +561,7 @@ EXERCISE("staging-ring", "A staging buffer reused only after the copy that reads
     const size_t words = 16384, bytes = words * sizeof(unsigned);  // 64 KiB frames
     const std::vector<unsigned> frames[3] = {frame(0, words), frame(1, words), frame(2, words)};
     wbt::DeviceBuffer dst(3 * bytes);
-    CU_CHECK(cuMemsetD8(dst.get(), 0, 3 * bytes));
-    CU_CHECK(cuCtxSynchronize());  // the legacy stream's memset, before the check's non-blocking stream
+    wbt::setBytes(dst.get(), 0, 3 * bytes);
     Stream s;
     const wbx::Holdings beforeRing = wbx::holdings();
     auto ring = std::make_unique<ex09::StagingRing>(2, bytes);
@@ -680,8 +678,7 @@ EXERCISE("staging-ring", "A staging buffer reused only after the copy that reads
     Primary ctx;
     const size_t words = 1024, bytes = words * sizeof(unsigned);
     wbt::DeviceBuffer dst(2 * bytes);
-    CU_CHECK(cuMemsetD8(dst.get(), 0, 2 * bytes));
-    CU_CHECK(cuCtxSynchronize());  // the legacy stream's memset, before the check's non-blocking stream
+    wbt::setBytes(dst.get(), 0, 2 * bytes);
     Stream s;
     ex09::StagingRing ring(2, bytes);
     const std::vector<unsigned> lost = frame(3, words), a = frame(4, words), b = frame(5, words);

@@ -214,8 +214,7 @@ EXERCISE("scratch-per-request", "A stream-ordered scratch buffer per request tha
     const std::vector<unsigned char> pattern = bytePattern(bytes, 1);
     wbt::DeviceBuffer input(bytes), output(bytes);
     CU_CHECK(cuMemcpyHtoD(input.get(), pattern.data(), bytes));
-    CU_CHECK(cuMemsetD8(output.get(), 0, bytes));
-    CU_CHECK(cuCtxSynchronize());  // the legacy stream's memset, before the check's non-blocking stream
+    wbt::setBytes(output.get(), 0, bytes);
     Stream s;
     const CUmemoryPool currentBefore = currentPool(lab.dev);
     const std::vector<CUcontext> stackBefore = wbx::contextStack();

@@ -197,8 +197,7 @@ EXERCISE("dependent-launch", "Launch a kernel as a programmatic dependent of the
     Lab lab;
     constexpr unsigned n = 1000, total = 2048;
     wbt::DeviceBuffer data(total * sizeof(float)), value(sizeof(unsigned)), times(8 * sizeof(unsigned long long));
-    CU_CHECK(cuMemsetD32(data.get(), 0x40000000u, total));  // 2.0f everywhere
-    CU_CHECK(cuCtxSynchronize());  // the legacy stream's memset, before the check's non-blocking stream
+    wbt::setWords(data.get(), 0x40000000u, total);  // 2.0f everywhere
     Stream s;
     LinkArgs first(value.get(), times.get(), 0);
     CUdeviceptr d = data.get();
@@ -249,8 +248,7 @@ EXERCISE("dependent-launch", "Launch a kernel as a programmatic dependent of the
     Lab lab;
     constexpr unsigned n = 512;
     wbt::DeviceBuffer data(n * sizeof(float));
-    CU_CHECK(cuMemsetD32(data.get(), 0x40000000u, n));
-    CU_CHECK(cuCtxSynchronize());  // the legacy stream's memset, before the check's non-blocking stream
+    wbt::setWords(data.get(), 0x40000000u, n);
     Stream s;
     CUdeviceptr d = data.get();
     unsigned count = n, rounds = 2;
@@ -485,8 +483,7 @@ EXERCISE("capture-append", "A node added by hand to a caller's capture, keeping 
                     "to your node alone");
     CHECK_MESSAGE(ofLast[0].node == mine, "the stream's next kernel does not depend on your node");
     CHECK(isDefault(ofLast[0].data));
-    CU_CHECK(cuMemsetD32(value.get(), 0, 1));
-    CU_CHECK(cuCtxSynchronize());  // the legacy stream's memset, before the check's non-blocking stream
+    wbt::setWords(value.get(), 0, 1);
     Exec exec(g.g);
     CU_CHECK(cuGraphLaunch(exec.e, s.get()));
     s.sync();

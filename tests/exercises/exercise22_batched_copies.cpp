@@ -277,8 +277,7 @@ EXERCISE("scattered-blocks", "Scattered blocks in one call, and where one call i
     DeviceBuffer device(8192);
     for (CUstream legacy : {static_cast<CUstream>(nullptr), CU_STREAM_LEGACY}) {
       CAPTURE(legacy == nullptr ? "NULL" : "CU_STREAM_LEGACY");
-      CU_CHECK(cuMemsetD8(device.get(), 0, 8192));
-      CU_CHECK(cuCtxSynchronize());  // the legacy stream's memset, before the check's non-blocking stream
+      wbt::setBytes(device.get(), 0, 8192);
       std::memset(pinned.get() + 2 * 8192, 0, 8192);
       const long loops = wbx::calls("cuMemcpyAsync");
       const wbx::Holdings before = wbx::holdings();
@@ -306,8 +305,7 @@ EXERCISE("scattered-blocks", "Scattered blocks in one call, and where one call i
     DeviceBuffer device(8192);
     upload(device.get() + 4096, b);
     std::memset(pinned.get() + 4096, 0, b.size());
-    CU_CHECK(cuMemsetD8(device.get(), 0, a.size()));
-    CU_CHECK(cuCtxSynchronize());  // the legacy stream's memset, before the check's non-blocking stream
+    wbt::setBytes(device.get(), 0, a.size());
     CU_CHECK(cuStreamBeginCapture(s.get(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
     const bool threw = throws([&] {
       ex22::copyBlocks({{device.get(), pinned.addr(), a.size()}, {pinned.addr() + 4096, device.get() + 4096, b.size()}},
@@ -518,8 +516,7 @@ EXERCISE("volume-box", "A box out of a volume with one 3D batch",
       for (const auto& b : boxes) {
         INFO((volumeAt == onDevice.get() ? "device memory" : "pinned memory") << ", box at (" << b.at.x << ", "
              << b.at.y << ", " << b.at.z << ") of " << b.box.width << " x " << b.box.height << " x " << b.box.depth);
-        CU_CHECK(cuMemsetD8(packed.get(), 0xEE, kVolumeBytes + kGuard));
-        CU_CHECK(cuCtxSynchronize());  // the legacy stream's memset, before the check's non-blocking stream
+        wbt::setBytes(packed.get(), 0xEE, kVolumeBytes + kGuard);
         seen().reset();
         ex22::copyBox(volumeAt, kVolume, b.at, b.box, packed.get(), s.get());
         s.sync();
@@ -586,8 +583,7 @@ EXERCISE("volume-box", "A box out of a volume with one 3D batch",
     Lab lab;
     Stream s;
     DeviceBuffer volume(kVolumeBytes), packed(64);
-    CU_CHECK(cuMemsetD8(packed.get(), 0xEE, 64));
-    CU_CHECK(cuCtxSynchronize());  // the legacy stream's memset, before the check's non-blocking stream
+    wbt::setBytes(packed.get(), 0xEE, 64);
     for (const ex22::Extent& zero : {ex22::Extent{0, 3, 3}, ex22::Extent{3, 0, 3}, ex22::Extent{3, 3, 0}})
       ex22::copyBox(volume.get(), kVolume, {1, 1, 1}, zero, packed.get(), s.get());
     s.sync();

@@ -8,17 +8,20 @@
 //                   -- <check binary> [args]
 //       runs a lesson's check binary built against the solutions or the starting files, and holds
 //       it to what that build must show: every exercise done, or every case not done.
-//   exercise_report wrong <results dir> <NN> <wrong folder> [--serial <exercise>,...] -- <exercise>.<n>=<binary>...
+//   exercise_report wrong <results dir> <NN> <wrong folder> [--only|--except <exercise>,...] [--one-at-a-time]
+//                   -- <exercise>.<n>=<binary>...
 //       runs each wrong variant's binary on its own exercise's check, which must fail or crash:
 //       a variant that is done or not done is a mistake the check lets through. Prints one line per
-//       variant and the lesson's count: variants, caught, skipped (those only two devices catch, on
-//       a machine with one).
-//   exercise_report summary <proof results dir> <NN>...
+//       variant and the count: variants, caught, skipped (those only two devices catch, on a machine
+//       with one). --only and --except choose the exercises whose variants this run is for (a
+//       lesson's checks that measure time or free memory are proven apart, one variant at a time).
+//   exercise_report summary <proof results dir> <NN>-wrong[-serial]...
 //       after the proofs: every lesson's count of variants, caught, skipped, missed, and the total.
 #include "exercise_file.hpp"
 #include "process.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -46,6 +49,12 @@ std::vector<std::string> split(const std::string& s, char by) {
   std::stringstream in(s);
   for (std::string item; std::getline(in, item, by);)
     if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
   return out;
 }
 
@@ -231,19 +240,29 @@ int proof(const std::string& expect, const fs::path& dir, const std::string& nn,
 // binary crashed or hung (ended by its time limit). Not caught: done (the check let the mistake
 // through) or not done (the variant is incomplete). Skipped: only where the variant says that two
 // devices are needed to see its mistake, and the check skipped for want of them.
-int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, const std::vector<std::string>& serial,
+struct Part {
+  std::vector<std::string> only, except;  // exercises whose variants are (not) this run's
+  bool oneAtATime = false;
+  bool has(const std::string& exercise) const {
+    const auto in = [&](const std::vector<std::string>& l) { return std::find(l.begin(), l.end(), exercise) != l.end(); };
+    return (only.empty() || in(only)) && !in(except);
+  }
+};
+
+int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, const Part& part,
           const std::vector<std::string>& binaries) {
   std::vector<std::string> problems;
   std::map<std::string, Variant> byId;
-  for (const Variant& v : readVariants(folder, problems)) byId[v.id] = v;
+  for (const Variant& v : readVariants(folder, problems))
+    if (part.has(v.exercise)) byId[v.id] = v;
   for (const auto& p : problems) std::printf("PROOF FAILED: %s\n", p.c_str());
   std::error_code ec;
   fs::remove_all(dir, ec);
 
   // Each variant's check runs in a process of its own. Many wait for something (a gate's deadline
   // that only a wrong variant meets, children that fault): kWorkers run at once, and the lines are
-  // printed in the variants' order afterwards. The variants of an exercise whose check measures
-  // free memory or time (serial) run afterwards, one at a time.
+  // printed in the variants' order afterwards. Checks that measure free memory or time run one at
+  // a time (--one-at-a-time), in a ctest test that has the GPU to itself.
   struct Run {
     std::string id, binary;
     const Variant* variant = nullptr;
@@ -273,20 +292,14 @@ int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, co
                              {"WORKBOOK_EXERCISE_RESULTS=" + results.string()}, 120);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  const auto isSerial = [&](const Run& run) {
-    return std::find(serial.begin(), serial.end(), run.variant->exercise) != serial.end();
-  };
-  constexpr unsigned kWorkers = 4;
+  const unsigned workers = part.oneAtATime ? 1 : 4;
   std::atomic<size_t> next{0};
-  std::vector<std::thread> workers;
-  for (unsigned w = 0; w < kWorkers; ++w)
-    workers.emplace_back([&] {
-      for (size_t i; (i = next++) < runs.size();)
-        if (!isSerial(runs[i])) check(runs[i]);
+  std::vector<std::thread> threads;
+  for (unsigned w = 0; w < workers; ++w)
+    threads.emplace_back([&] {
+      for (size_t i; (i = next++) < runs.size();) check(runs[i]);
     });
-  for (auto& w : workers) w.join();
-  for (Run& run : runs)
-    if (isSerial(run)) check(run);
+  for (auto& t : threads) t.join();
 
   int caught = 0, skipped = 0;
   for (const Run& run : runs) {
@@ -313,43 +326,52 @@ int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, co
   }
   for (const auto& [id, v] : byId) std::printf("PROOF FAILED: wrong/%s.cpp was not built\n", id.c_str()), ++missed;
   const int total = caught + skipped + missed;
-  std::printf("\nlesson %s: %d variants, %d caught, %d skipped (two devices needed), %d missed\n", nn.c_str(), total,
-              caught, skipped, missed);
+  std::printf("\nlesson %s%s: %d variants, %d caught, %d skipped (two devices needed), %d missed\n", nn.c_str(),
+              part.only.empty() ? "" : (" (" + join(part.only) + ")").c_str(), total, caught, skipped, missed);
   std::ofstream(dir / "summary.txt") << "lesson " << nn << " variants " << total << " caught " << caught << " skipped "
                                      << skipped << " missed " << missed << "\n";
   if (total == 0) std::printf("PROOF FAILED: lesson %s has no wrong variants\n", nn.c_str());
   return missed || !problems.empty() || total == 0 ? 1 : 0;
 }
 
-// After every lesson's proofNN.wrong: the course's count, from their summary files.
-int summary(const fs::path& dir, const std::vector<std::string>& lessons) {
-  long totals[4] = {0, 0, 0, 0};  // variants, caught, skipped, missed
-  int read = 0;
-  for (const std::string& nn : lessons) {
-    std::ifstream in(dir / (nn + "-wrong") / "summary.txt");
+// After every lesson's proofNN.wrong (and proofNN.wrong-serial): the course's count, from their
+// summary files, each named by its results folder (NN-wrong, NN-wrong-serial).
+int summary(const fs::path& dir, const std::vector<std::string>& parts) {
+  std::map<std::string, std::array<long, 4>> lessons;  // variants, caught, skipped, missed
+  size_t read = 0;
+  for (const std::string& name : parts) {
+    const std::string nn = name.substr(0, name.find('-'));
+    std::ifstream in(dir / name / "summary.txt");
     std::string word, lesson;
     long v = 0, c = 0, s = 0, m = 0;
     if (!(in >> word >> lesson >> word >> v >> word >> c >> word >> s >> word >> m)) {
-      std::printf("lesson %s: no result (its proof%s.wrong did not run)\n", nn.c_str(), nn.c_str());
+      std::printf("lesson %s: no result (its proof%s.%s did not run)\n", nn.c_str(), nn.c_str(),
+                  name.substr(nn.size() + 1).c_str());
       continue;
     }
-    ++read, totals[0] += v, totals[1] += c, totals[2] += s, totals[3] += m;
-    std::printf("lesson %s: %ld variants, %ld caught, %ld skipped, %ld missed\n", nn.c_str(), v, c, s, m);
+    ++read;
+    auto& t = lessons[nn];
+    t[0] += v, t[1] += c, t[2] += s, t[3] += m;
   }
   if (read == 0) {
     std::printf("SKIPPED: no proofNN.wrong ran (they need a GPU)\n");
     return 77;
   }
-  std::printf("\n%d lessons: %ld wrong variants, %ld caught, %ld skipped (two devices needed), %ld missed\n", read,
-              totals[0], totals[1], totals[2], totals[3]);
-  return totals[3] || read != static_cast<int>(lessons.size()) ? 1 : 0;
+  std::array<long, 4> totals{};
+  for (const auto& [nn, t] : lessons) {
+    std::printf("lesson %s: %ld variants, %ld caught, %ld skipped, %ld missed\n", nn.c_str(), t[0], t[1], t[2], t[3]);
+    for (int i = 0; i < 4; ++i) totals[i] += t[i];
+  }
+  std::printf("\n%zu lessons: %ld wrong variants, %ld caught, %ld skipped (two devices needed), %ld missed\n",
+              lessons.size(), totals[0], totals[1], totals[2], totals[3]);
+  return totals[3] || read != parts.size() ? 1 : 0;
 }
 
 int usage() {
   std::fprintf(stderr, "usage: exercise_report lint <source dir> <NN-name>...\n"
                        "       exercise_report proof <done|not-done> <results dir> <NN> <names> [--starting <file>] -- <binary> [args]\n"
-                       "       exercise_report wrong <results dir> <NN> <wrong folder> [--serial <exercise>,...] -- <exercise>.<n>=<binary>...\n"
-                       "       exercise_report summary <proof results dir> <NN>...\n"
+                       "       exercise_report wrong <results dir> <NN> <wrong folder> [--only|--except <exercise>,...] [--one-at-a-time] -- <exercise>.<n>=<binary>...\n"
+                       "       exercise_report summary <proof results dir> <NN>-wrong[-serial]...\n"
 );
   return 64;
 }
@@ -369,10 +391,17 @@ int main(int argc, char** argv) {
   }
   if (args.size() >= 2 && args[0] == "summary") return summary(args[1], {args.begin() + 2, args.end()});
   if (args.size() >= 5 && args[0] == "wrong") {
-    std::vector<std::string> serial;
+    Part part;
     size_t i = 4;
-    if (args[i] == "--serial" && i + 1 < args.size()) serial = split(args[i + 1], ','), i += 2;
-    if (i < args.size() && args[i] == "--") return wrong(args[1], args[2], args[3], serial, {args.begin() + i + 1, args.end()});
+    for (; i < args.size() && args[i] != "--"; ++i) {
+      if (args[i] == "--one-at-a-time")
+        part.oneAtATime = true;
+      else if ((args[i] == "--only" || args[i] == "--except") && i + 1 < args.size())
+        (args[i] == "--only" ? part.only : part.except) = split(args[i + 1], ','), ++i;
+      else
+        return usage();
+    }
+    if (i < args.size()) return wrong(args[1], args[2], args[3], part, {args.begin() + i + 1, args.end()});
   }
   return usage();
 }
