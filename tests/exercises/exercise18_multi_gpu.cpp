@@ -593,6 +593,7 @@ EXERCISE("staged-copier", "A staged device-to-device copy that overlaps its two 
     {
       wbt::Pushed current(src);
       CU_CHECK(cuMemcpyHtoD(from.get(), pattern.data(), most));
+      CU_CHECK(cuCtxSynchronize());  // a pageable copy may return before it lands; the copier's streams do not wait
     }
     const wbx::Holdings beforeCopier = wbx::holdings();
     {
@@ -669,6 +670,7 @@ EXERCISE("staged-copier", "A staged device-to-device copy that overlaps its two 
     {
       wbt::Pushed current(src);
       CU_CHECK(cuMemcpyHtoD(manyFrom.get(), words.data(), many));
+      CU_CHECK(cuCtxSynchronize());  // as above: landed before the copier's streams read it
       ex18::StagedCopier copier(small);
       for (int k = 0; k < 2; ++k)
         if (copier.stagingBuffer(k)) std::memset(copier.stagingBuffer(k), 0xEE, small);

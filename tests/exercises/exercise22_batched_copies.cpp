@@ -180,7 +180,12 @@ std::vector<unsigned char> download(CUdeviceptr p, size_t n) {
   return out;
 }
 
-void upload(CUdeviceptr p, const std::vector<unsigned char>& bytes) { CU_CHECK(cuMemcpyHtoD(p, bytes.data(), bytes.size())); }
+// A copy from pageable memory may return once the bytes are staged, before they land, and it runs in
+// the legacy stream, which the check's non-blocking streams do not wait for: wait for the context.
+void upload(CUdeviceptr p, const std::vector<unsigned char>& bytes) {
+  CU_CHECK(cuMemcpyHtoD(p, bytes.data(), bytes.size()));
+  CU_CHECK(cuCtxSynchronize());
+}
 
 constexpr unsigned kStream = 1;  // CU_MEMCPY_SRC_ACCESS_ORDER_STREAM, whatever the header
 
