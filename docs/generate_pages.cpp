@@ -169,7 +169,9 @@ std::string codeOnly(const std::string& t) {
 // Doxygen copies text between straight double quotes without its markdown: a code span in a quote
 // of the reference came out as a literal <tt> tag or stray backticks. Quotes in prose become
 // typographic ones, which Doxygen leaves alone. Untouched: code (fenced, indented, spans), program
-// output, raw HTML and its attributes, and the quoted labels of @ref, \ref and \subpage.
+// output, raw HTML and its attributes, and the quoted labels of @ref, \ref and \subpage. In a code
+// span, a % before a word becomes %%: Doxygen reads "%word" as "do not link word" and drops the %
+// (`%smid` came out as smid).
 std::string typographicQuotes(const std::string& md) {
   std::string out;
   bool raw = false, fenced = false, inSpan = false, previousBlank = true, previousCode = false;
@@ -196,6 +198,10 @@ std::string typographicQuotes(const std::string& md) {
       const char c = line[i];
       if (c == '`') {
         inSpan = !inSpan;
+      } else if (inSpan && c == '%' && i + 1 < line.size() &&
+                 (std::isalnum(static_cast<unsigned char>(line[i + 1])) || line[i + 1] == '_')) {
+        l += "%%";
+        continue;
       } else if (!inSpan && c == '<') {  // an HTML tag: its attributes keep their quotes
         const size_t end = line.find('>', i);
         if (end != std::string::npos) {
