@@ -1,21 +1,14 @@
 // Lesson 21: tensor maps, the Tensor Memory Accelerator reached the deployable way.
 //
-// What you learn: a program that ships to machines it has never seen links no libcuda. This one
-// opens the driver with dlopen and takes every Driver API function it calls through
-// cuGetProcAddress, each at the CUDA version of the PFN_ type it casts the pointer to, and shows from
-// its own ELF file that the loader needs no libcuda.so.1 to start it; the runtime, linked
-// statically, hands out the same entry points with cudaGetDriverEntryPointByVersion. Then the
-// tensor map: cuTensorMapEncodeTiled describes a 2D tile of a row-major matrix to the Tensor Memory
-// Accelerator (TMA) of compute capability 9.0, every field with its rule, and each rule's refusal
-// provoked. The map goes to a kernel as a `const __grid_constant__ CUtensorMap` parameter; the
-// kernel loads boxes with cp.async.bulk.tensor and an mbarrier, with zeros or NaN where a box lies
-// outside the matrix, and its copy is checked against a plain kernel's. cuTensorMapReplaceAddress
-// points a map at another buffer. Last, a large copy with TMA, with plain loads, with cuMemcpy2D and
-// with cuMemcpyDtoD, as a fraction of the DRAM bandwidth the device's attributes give.
+// What you learn: a program that ships to machines it has never seen links no libcuda. This one dlopens the
+// driver, takes each function through cuGetProcAddress at the version of the PFN_ type it casts to (the
+// static runtime hands out the same), and shows from its ELF file that it starts without libcuda.so.1. Then a
+// tensor map describes a tile of a row-major matrix to the Tensor Memory Accelerator (TMA, compute capability
+// 9.0), each rule's refusal provoked; a kernel takes it as a `const __grid_constant__` parameter and loads
+// boxes (zeros or NaN outside); a map is retargeted; and a large copy, four ways, meets the DRAM's peak.
 //
-// APIs: cuGetProcAddress (from a dlopened libcuda), cudaGetDriverEntryPointByVersion,
-//       cuTensorMapEncodeTiled, cuTensorMapReplaceAddress, cuLaunchKernel, cuMemcpy2D, cuMemcpyDtoD,
-//       cuDeviceGetAttribute, cuEventElapsedTime
+// APIs: cuGetProcAddress (from a dlopened libcuda), cudaGetDriverEntryPointByVersion, cuTensorMapEncodeTiled,
+//       cuTensorMapReplaceAddress, cuLaunchKernel, cuMemcpy2D, cuMemcpyDtoD, cuDeviceGetAttribute, cuEventElapsedTime
 // Run:  ctest -R lesson21   (or build/lessons/lesson21-tensor-maps [--csv lesson21-figure.csv])
 #include "figure.hpp"
 #include "loaded_driver.hpp"
@@ -29,15 +22,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-// Every driver function this program calls, typed by the CUDA version of its signature
-// (PFN_cuMemAlloc_v3020 is cuMemAlloc as CUDA 3.2 made it) and asked for at that version.
+// Every driver function this program calls, typed and asked for at the CUDA version of its signature.
 //! [api]
 struct Api {
   PFN_cuGetErrorName_v6000 cuGetErrorName;
@@ -73,11 +64,7 @@ struct Api {
 //! [api]
 
 Api drv;  // filled in step 1, from the driver this process opened
-
-// No usable driver or device: the program says why and ends with exit code 2, as every lesson does.
-struct Unusable : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+struct Unusable : std::runtime_error { using std::runtime_error::runtime_error; };  // no driver or device: exit 2
 
 std::string describe(CUresult rc) {
   const char* name = nullptr;
@@ -85,8 +72,7 @@ std::string describe(CUresult rc) {
   return std::string(name ? name : "unknown CUresult") + " (" + std::to_string(static_cast<int>(rc)) + ")";
 }
 
-// The checked call of a program that links no driver: CU_CHECK would name errors through the
-// linked libcuda's cuGetErrorName, and there is none. This names them through the pointers above.
+// The checked call: CU_CHECK names errors through a linked libcuda, and this program links none.
 void check(CUresult rc, const char* call) {
   if (rc == CUDA_SUCCESS) return;
   const char* text = nullptr;
@@ -95,18 +81,15 @@ void check(CUresult rc, const char* call) {
 }
 
 //! [open]
-// dlopen("libcuda.so.1") (wb::LoadedDriver, common/loaded_driver.hpp: lesson 12 step 4 shows the
-// calls) and cuDriverGetVersion, which every driver exports and which needs no cuInit. No driver,
-// the toolkit's stub and a driver older than tensor maps each end the program with a message.
+// wb::LoadedDriver dlopens libcuda.so.1 (lesson 12 step 4 shows how); cuDriverGetVersion needs no cuInit.
 int openDriver(const wb::LoadedDriver& d) {
   if (!d.opened()) throw Unusable("no CUDA driver: dlopen(\"libcuda.so.1\") failed: " + d.openError());
   int version = 0;
   const CUresult rc = d.version(&version);
   if (wb::classifyInit(rc) == wb::InitAnswer::Stub)  // cuDriverGetVersion's answer read as cuInit's
-    throw Unusable("the libcuda.so.1 this program opened (" + d.path() +
-                   ") is the CUDA toolkit's stub library, not a driver.\n"
-                   "What to do: install the NVIDIA driver, and keep the toolkit's stubs/ folder off "
-                   "LD_LIBRARY_PATH.");
+    throw Unusable("the libcuda.so.1 this program opened (" + d.path() + ") is the CUDA toolkit's stub "
+                   "library, not a driver.\nWhat to do: install the NVIDIA driver, and keep the toolkit's "
+                   "stubs/ folder off LD_LIBRARY_PATH.");
   if (rc != CUDA_SUCCESS || version < 12000 || !d.hasProcAddress())
     throw Unusable(d.path() + " is not a driver of CUDA 12.0 or newer, which tensor maps need "
                    "(cuDriverGetVersion: " + d.describe(rc) + ", " + std::to_string(version) +
@@ -117,8 +100,7 @@ int openDriver(const wb::LoadedDriver& d) {
 }
 //! [open]
 
-// One entry point: by its base name and the version of the PFN_ type it is cast to. A driver that
-// lacks it (older than that version) answers CUDA_SUCCESS with no pointer and says why in status.
+// By base name and the version of its PFN_ type. A driver without it answers CUDA_SUCCESS, no pointer.
 template <class F>
 void take(const wb::LoadedDriver& d, F& into, const char* name, int version) {
   CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
@@ -129,7 +111,6 @@ void take(const wb::LoadedDriver& d, F& into, const char* name, int version) {
                    " (cuGetProcAddress: " + d.describe(rc) + ", status " + std::to_string(status) +
                    ").\nWhat to do: update the NVIDIA driver.");
 }
-
 void takeAll(const wb::LoadedDriver& d) {
   take(d, drv.cuGetErrorName, "cuGetErrorName", 6000);
   take(d, drv.cuGetErrorString, "cuGetErrorString", 6000);
@@ -167,14 +148,10 @@ const char* statusName(CUdriverProcAddressQueryResult s) {
          : s == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT ? "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT"
                                                            : "CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND";
 }
-
 //! [versions]
-// cuTensorMapEncodeTiled asked for at three versions: its own (12000), one before tensor maps
-// existed, and one newer than this driver, which is what a binary built with a newer toolkit asks
-// when it passes CUDA_VERSION.
+// At its own version, one before tensor maps, and one past this driver (a newer toolkit's CUDA_VERSION).
 void askAtVersions(const wb::LoadedDriver& d, int driverVersion) {
-  const int versions[] = {12000, 11080, driverVersion + 10};
-  for (int version : versions) {
+  for (int version : {12000, 11080, driverVersion + 10}) {
     CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     CUresult rc = CUDA_SUCCESS;
     const void* fn = d.lookUp("cuTensorMapEncodeTiled", version, &status, &rc);
@@ -191,8 +168,7 @@ void askAtVersions(const wb::LoadedDriver& d, int driverVersion) {
 //! [versions]
 
 //! [needed]
-// The program's own ELF file (wb::readDynamicSection, common/machine.hpp: lesson 00's reader): the
-// libraries the loader must find before main, and the symbols it must bind from them.
+// The program's own ELF file (lesson 00's reader): what the loader must find and bind before main.
 void whatStartNeeds() {
   const wb::DynamicSection self = wb::readDynamicSection(wb::selfPath());
   wb::expect(self.read, "the program's dynamic section", "it could not be read");
@@ -203,9 +179,8 @@ void whatStartNeeds() {
       driverImports += " " + s;
   const bool libcuda = needed.find("libcuda") != std::string::npos,
              cudart = needed.find("libcudart") != std::string::npos;
-  std::printf("DT_NEEDED:%s\nlibcuda.so.1 among them: %s; "
-              "libcudart among them: %s (the runtime is linked statically)\n",
-              needed.c_str(), libcuda ? "YES" : "no", cudart ? "YES" : "no");
+  std::printf("DT_NEEDED:%s\nlibcuda.so.1 among them: %s; libcudart among them: %s (the runtime is linked "
+              "statically)\n", needed.c_str(), libcuda ? "YES" : "no", cudart ? "YES" : "no");
   std::printf("driver functions the loader must bind (undefined cu* symbols): %s\n",
               driverImports.empty() ? "none" : driverImports.c_str());
   wb::expect(!libcuda && !cudart && driverImports.empty(), "a program that needs no CUDA library to start",
@@ -214,8 +189,7 @@ void whatStartNeeds() {
 //! [needed]
 
 //! [runtime]
-// The runtime's way to the same function: cudaGetDriverEntryPointByVersion (CUDA 12.5 and newer),
-// by name and the same version. The runtime opens libcuda.so.1 itself, at its first call.
+// The runtime's way (CUDA 12.5 and newer), by name and version: it opens libcuda.so.1 at its first call.
 void fromRuntime() {
 #if CUDART_VERSION >= 12050
   int runtime = 0;
@@ -234,83 +208,61 @@ void fromRuntime() {
   wb::expect(rc == cudaSuccess && status == cudaDriverEntryPointSuccess && same,
              "the runtime handing out the driver's own function", "another answer");
 #else
-  std::printf(
-      "cudaGetDriverEntryPointByVersion needs CUDA 12.5; this runtime is %d.%d: use cuGetProcAddress\n",
-      CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+  std::printf("cudaGetDriverEntryPointByVersion needs CUDA 12.5; this runtime is %d.%d: "
+              "use cuGetProcAddress\n", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
 #endif
 }
 //! [runtime]
-
-// ---- The device, its memory and the kernels --------------------------------------------------
-
-struct Device {
-  CUdevice dev = 0;
-  int major = 0, minor = 0;
-  bool tma() const { return major >= 9; }
-};
 
 int attribute(CUdevice dev, CUdevice_attribute what) {
   int value = 0;
   check(drv.cuDeviceGetAttribute(&value, what, dev), "cuDeviceGetAttribute");
   return value;
 }
-
 CUdeviceptr alloc(size_t bytes) {
   CUdeviceptr p = 0;
   check(drv.cuMemAlloc(&p, bytes), "cuMemAlloc");
   return p;
 }
-
-// A row-major matrix of floats in device memory: rows of cols floats, pitch bytes apart.
-struct Matrix {
-  CUdeviceptr base = 0;
-  uint64_t rows = 0, cols = 0, pitch = 0;
-};
-
-// Element (r, c) holds seed + 1000 r + c (exact in a float for these sizes); padding holds -1.
-Matrix newMatrix(uint64_t rows, uint64_t cols, uint64_t pitchFloats, float seed) {
-  Matrix m{alloc(rows * pitchFloats * 4), rows, cols, pitchFloats * 4};
-  std::vector<float> host(rows * pitchFloats, -1.0f);
-  for (uint64_t r = 0; r < rows; ++r)
-    for (uint64_t c = 0; c < cols; ++c) host[r * pitchFloats + c] = seed + 1000.0f * r + c;
-  check(drv.cuMemcpyHtoD(m.base, host.data(), host.size() * 4), "cuMemcpyHtoD");
-  return m;
-}
-
 std::vector<float> download(CUdeviceptr p, size_t floats) {
   std::vector<float> host(floats);
   check(drv.cuMemcpyDtoH(host.data(), p, floats * 4), "cuMemcpyDtoH");
   return host;
 }
 
+struct Matrix {  // row-major, in device memory: rows of cols floats, pitch bytes apart
+  CUdeviceptr base = 0;
+  unsigned long long rows = 0, cols = 0, pitch = 0;
+};
+// Element (r, c) holds seed + 1000 r + c (exact in a float for these sizes); padding holds -1.
+Matrix newMatrix(unsigned long long rows, unsigned long long cols, unsigned long long pitchFloats, float seed) {
+  Matrix m{alloc(rows * pitchFloats * 4), rows, cols, pitchFloats * 4};
+  std::vector<float> host(rows * pitchFloats, -1.0f);
+  for (unsigned long long r = 0; r < rows; ++r)
+    for (unsigned long long c = 0; c < cols; ++c) host[r * pitchFloats + c] = seed + 1000.0f * r + c;
+  check(drv.cuMemcpyHtoD(m.base, host.data(), host.size() * 4), "cuMemcpyHtoD");
+  return m;
+}
+
 struct Kernels {
   CUlibrary library = nullptr;
   CUfunction tmaLoadBox = nullptr, tmaCopy = nullptr, plainLoadBox = nullptr, plainCopy = nullptr;
 };
-
-CUfunction function(CUlibrary library, const char* name) {
-  CUkernel kernel = nullptr;
-  check(drv.cuLibraryGetKernel(&kernel, library, name), "cuLibraryGetKernel");
-  CUfunction f = nullptr;
-  check(drv.cuKernelGetFunction(&f, kernel), "cuKernelGetFunction");
-  return f;
-}
-
 Kernels loadKernels(const std::vector<char>& image) {
-  Kernels k;
-  check(drv.cuLibraryLoadData(&k.library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0), "cuLibraryLoadData");
-  k.tmaLoadBox = function(k.library, "tma_load_box");
-  k.tmaCopy = function(k.library, "tma_copy");
-  k.plainLoadBox = function(k.library, "plain_load_box");
-  k.plainCopy = function(k.library, "plain_copy");
-  return k;
+  CUlibrary lib = nullptr;
+  check(drv.cuLibraryLoadData(&lib, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0), "cuLibraryLoadData");
+  const auto function = [lib](const char* name) {
+    CUkernel kernel = nullptr;
+    check(drv.cuLibraryGetKernel(&kernel, lib, name), "cuLibraryGetKernel");
+    CUfunction f = nullptr;
+    check(drv.cuKernelGetFunction(&f, kernel), "cuKernelGetFunction");
+    return f;
+  };
+  return {lib, function("tma_load_box"), function("tma_copy"), function("plain_load_box"), function("plain_copy")};
 }
-
-// ---- Steps 4 and 5: the map and its rules ------------------------------------------------------
 
 //! [encode]
-// cuTensorMapEncodeTiled's arguments for a tile of a row-major matrix of floats. Every array lists
-// the innermost dimension first: the columns, which are contiguous in memory, then the rows.
+// cuTensorMapEncodeTiled's arguments for a tile of floats: every array lists the innermost dimension first.
 struct Encoding {
   CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   cuuint32_t rank = 2;
@@ -348,35 +300,29 @@ CUtensorMap encoded(const Encoding& e) {
 }
 
 void describeMap(const Matrix& m) {
-  const Encoding e = tileOf(m, 8, 4);
   CUtensorMap map;
-  const CUresult rc = encode(e, &map);
+  const CUresult rc = encode(tileOf(m, 8, 4), &map);
   std::printf("matrix: %llu rows of %llu floats, %llu bytes apart (%llu x 4 = %llu, padded to a multiple of 16)\n",
-              (unsigned long long)m.rows, (unsigned long long)m.cols, (unsigned long long)m.pitch,
-              (unsigned long long)m.cols, (unsigned long long)m.cols * 4);
+              m.rows, m.cols, m.pitch, m.cols, m.cols * 4);
   std::printf("cuTensorMapEncodeTiled(FLOAT32, rank 2, globalDim {%llu, %llu}, globalStrides {%llu}, boxDim {8, 4}, "
               "elementStrides {1, 1},\n  INTERLEAVE_NONE, SWIZZLE_NONE, L2_PROMOTION_NONE, OOB_FILL_NONE): %s\n",
-              (unsigned long long)e.dims[0], (unsigned long long)e.dims[1], (unsigned long long)e.strides[0],
-              describe(rc).c_str());
+              m.cols, m.rows, m.pitch, describe(rc).c_str());
   std::printf("the map: %zu opaque bytes, aligned to %zu by its type in this CUDA %d.%d header (the reference asks 64)\n",
               sizeof map, alignof(CUtensorMap), CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
   wb::expect(rc == CUDA_SUCCESS, "the map encoded", describe(rc));
 }
 
 //! [rules]
-// One rule of cuTensorMapEncodeTiled's reference at a time: the valid map above with one argument
-// changed. `allowed` marks the changes that stay inside the rule, beside those that break it.
+// The valid map above with one argument changed; `allowed`: the change stays inside the rule.
 struct RuleCase {
-  const char* rule;
-  const char* passed;
+  const char *rule, *passed;
   bool allowed;
   void (*change)(Encoding&);
 };
 //! [rules]
 
 //! [interleaved]
-// The same memory as a rank-3 tensor of 32-byte chunks (8 floats), as INTERLEAVE_32B lays it out:
-// chunks, chunks per row, rows. Its strides must be multiples of 32, and its swizzle SWIZZLE_32B.
+// The memory as INTERLEAVE_32B lays it out: 8-float chunks, chunks per row, rows; strides multiples of 32.
 void interleaved(Encoding& e) {
   e.rank = 3;
   e.dims[2] = e.dims[1], e.dims[1] = e.strides[0] / 32, e.dims[0] = 8;
@@ -387,51 +333,48 @@ void interleaved(Encoding& e) {
 }
 //! [interleaved]
 
-std::vector<RuleCase> ruleCases() {
-  return {
-      //! [rule-list]
-      {"tensorRank 1 to 5", "rank 0", false, [](Encoding& e) { e.rank = 0; }},
-      {"", "rank 6", false, [](Encoding& e) { e.rank = 6; }},
-      {"an interleaved layout: rank 3 or more", "INTERLEAVE_16B at rank 2", false,
-       [](Encoding& e) { e.interleave = CU_TENSOR_MAP_INTERLEAVE_16B; }},
-      {"globalAddress, 16-byte aligned", "the base + 8 bytes", false, [](Encoding& e) { e.address += 8; }},
-      {"", "the base + 16 bytes", true, [](Encoding& e) { e.address += 16; }},
-      {"globalDim 1 to 2^32", "globalDim[0] = 0", false, [](Encoding& e) { e.dims[0] = 0; }},
-      {"", "globalDim[1] = 2^32 + 1", false, [](Encoding& e) { e.dims[1] = (1ull << 32) + 1; }},
-      {"globalStrides, multiples of 16", "globalStrides[0] = 804 (201 floats)", false,
-       [](Encoding& e) { e.strides[0] = 804; }},
-      {"globalStrides below 2^40", "globalStrides[0] = 2^40", false,
-       [](Encoding& e) { e.strides[0] = 1ull << 40; }},
-      {"boxDim 1 to 256", "boxDim[1] = 0", false, [](Encoding& e) { e.box[1] = 0; }},
-      {"", "boxDim[1] = 257", false, [](Encoding& e) { e.box[1] = 257; }},
-      {"", "boxDim[1] = 256", true, [](Encoding& e) { e.box[1] = 256; }},
-      {"boxDim[0] x element size, a multiple of 16", "boxDim[0] = 6 (24 bytes)", false,
-       [](Encoding& e) { e.box[0] = 6; }},
-      {"elementStrides 1 to 8", "elementStrides[1] = 0", false, [](Encoding& e) { e.elementStrides[1] = 0; }},
-      {"", "elementStrides[1] = 9", false, [](Encoding& e) { e.elementStrides[1] = 9; }},
-      //! [rule-list]
-      //! [rule-list-2]
-      {"a swizzled box's inner bytes <= the span", "SWIZZLE_64B, box 32 floats (128 B) wide", false,
-       [](Encoding& e) { e.swizzle = CU_TENSOR_MAP_SWIZZLE_64B, e.box[0] = 32; }},
-      {"", "SWIZZLE_128B, box 32 floats (128 B) wide", true,
-       [](Encoding& e) { e.swizzle = CU_TENSOR_MAP_SWIZZLE_128B, e.box[0] = 32; }},
-      {"the NaN fill, floating-point types only", "UINT32 with NAN_REQUEST_ZERO_FMA", false,
-       [](Encoding& e) {
-         e.type = CU_TENSOR_MAP_DATA_TYPE_UINT32, e.fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
-       }},
-      {"", "FLOAT32 with NAN_REQUEST_ZERO_FMA", true,
-       [](Encoding& e) { e.fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA; }},
-      {"tensorDataType, a CUtensorMapDataType", "tensorDataType 99", false,
-       [](Encoding& e) { e.type = static_cast<CUtensorMapDataType>(99); }},
-      //! [rule-list-2]
-  };
-}
+const RuleCase kRuleCases[] = {
+    //! [rule-list]
+    {"tensorRank 1 to 5", "rank 0", false, [](Encoding& e) { e.rank = 0; }},
+    {"", "rank 6", false, [](Encoding& e) { e.rank = 6; }},
+    {"an interleaved layout: rank 3 or more", "INTERLEAVE_16B at rank 2", false,
+     [](Encoding& e) { e.interleave = CU_TENSOR_MAP_INTERLEAVE_16B; }},
+    {"globalAddress, 16-byte aligned", "the base + 8 bytes", false, [](Encoding& e) { e.address += 8; }},
+    {"", "the base + 16 bytes", true, [](Encoding& e) { e.address += 16; }},
+    {"globalDim 1 to 2^32", "globalDim[0] = 0", false, [](Encoding& e) { e.dims[0] = 0; }},
+    {"", "globalDim[1] = 2^32 + 1", false, [](Encoding& e) { e.dims[1] = (1ull << 32) + 1; }},
+    {"globalStrides, multiples of 16", "globalStrides[0] = 804 (201 floats)", false,
+     [](Encoding& e) { e.strides[0] = 804; }},
+    {"globalStrides below 2^40", "globalStrides[0] = 2^40", false,
+     [](Encoding& e) { e.strides[0] = 1ull << 40; }},
+    {"boxDim 1 to 256", "boxDim[1] = 0", false, [](Encoding& e) { e.box[1] = 0; }},
+    {"", "boxDim[1] = 257", false, [](Encoding& e) { e.box[1] = 257; }},
+    {"", "boxDim[1] = 256", true, [](Encoding& e) { e.box[1] = 256; }},
+    {"boxDim[0] x element size, a multiple of 16", "boxDim[0] = 6 (24 bytes)", false,
+     [](Encoding& e) { e.box[0] = 6; }},
+    {"elementStrides 1 to 8", "elementStrides[1] = 0", false, [](Encoding& e) { e.elementStrides[1] = 0; }},
+    {"", "elementStrides[1] = 9", false, [](Encoding& e) { e.elementStrides[1] = 9; }},
+    //! [rule-list]
+    //! [rule-list-2]
+    {"a swizzled box's inner bytes <= the span", "SWIZZLE_64B, box 32 floats (128 B) wide", false,
+     [](Encoding& e) { e.swizzle = CU_TENSOR_MAP_SWIZZLE_64B, e.box[0] = 32; }},
+    {"", "SWIZZLE_128B, box 32 floats (128 B) wide", true,
+     [](Encoding& e) { e.swizzle = CU_TENSOR_MAP_SWIZZLE_128B, e.box[0] = 32; }},
+    {"the NaN fill, floating-point types only", "UINT32 with NAN_REQUEST_ZERO_FMA", false,
+     [](Encoding& e) {
+       e.type = CU_TENSOR_MAP_DATA_TYPE_UINT32, e.fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+     }},
+    {"", "FLOAT32 with NAN_REQUEST_ZERO_FMA", true,
+     [](Encoding& e) { e.fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA; }},
+    {"tensorDataType, a CUtensorMapDataType", "tensorDataType 99", false,
+     [](Encoding& e) { e.type = static_cast<CUtensorMapDataType>(99); }},
+    //! [rule-list-2]
+};
 
 //! [provoke]
-// Each case encoded into a map of its own; the answer printed beside the rule.
 void provokeRules(const Matrix& m) {
   int wrong = 0;
-  for (const RuleCase& c : ruleCases()) {
+  for (const RuleCase& c : kRuleCases) {
     Encoding e = tileOf(m, 8, 4);
     c.change(e);
     alignas(128) CUtensorMap map;
@@ -447,10 +390,7 @@ void provokeRules(const Matrix& m) {
 //! [provoke]
 
 //! [interleaved-answers]
-// The interleaved layout's answers are printed, not held to the rule: on driver 580 one run
-// refused this rank-3 layout with SWIZZLE_32B and accepted it with SWIZZLE_NONE, the opposite of
-// the reference's "swizzle must be SWIZZLE_32B", so the layout may break a rule the reference does
-// not spell out, or the driver may check another one than it documents.
+// Printed, not held to the rule: on driver 580 one run refused SWIZZLE_32B here and accepted NONE.
 void showInterleaved(const Matrix& m) {
   const std::pair<const char*, void (*)(Encoding&)> cases[] = {
       {"rank 3, 32 B interleaved, SWIZZLE_32B", interleaved},
@@ -463,21 +403,16 @@ void showInterleaved(const Matrix& m) {
     alignas(128) CUtensorMap map;
     std::printf("  %-44s %s\n", what, describe(encode(e, &map)).c_str());
   }
-  // The reference asks the map's own address to be 64-byte aligned, but does not say the call
-  // checks it: on driver 580 one H200 refused a map 16 bytes off, one H100 accepted it.
+  // Whether the call checks it the reference does not say: on driver 580 an H200 did, an H100 did not.
   alignas(128) unsigned char storage[sizeof(CUtensorMap) + 16];
-  Encoding e = tileOf(m, 8, 4);
   std::printf("the map's address (the reference: 64-byte aligned), shown, not asserted:\n  %-44s %s\n",
               "a map 16 bytes past a 128-byte aligned address",
-              describe(encode(e, reinterpret_cast<CUtensorMap*>(storage + 16))).c_str());
+              describe(encode(tileOf(m, 8, 4), reinterpret_cast<CUtensorMap*>(storage + 16))).c_str());
 }
 //! [interleaved-answers]
 
-// ---- Steps 6 to 8: the map in a kernel ---------------------------------------------------------
-
 //! [launch]
-// The map goes to the kernel by value, as its `const __grid_constant__ CUtensorMap` parameter: like
-// every parameter, cuLaunchKernel copies it (128 bytes) from where kernelParams points.
+// The map is the kernel's `const __grid_constant__` parameter: cuLaunchKernel copies its 128 bytes.
 std::vector<float> tmaBox(const Kernels& k, const CUtensorMap& map, int x, int y, int boxCols, int boxRows) {
   CUdeviceptr out = alloc(static_cast<size_t>(boxCols) * boxRows * 4);
   void* args[] = {const_cast<CUtensorMap*>(&map), &x, &y, &boxCols, &boxRows, &out};
@@ -500,36 +435,29 @@ std::vector<float> plainBox(const Kernels& k, const Matrix& m, int x, int y, int
   return box;
 }
 
-void printBox(const char* what, const std::vector<float>& box, int boxCols) {
-  std::printf("%s\n", what);
-  for (size_t i = 0; i < box.size(); ++i)
-    std::printf("%s%8.0f%s", i % boxCols ? "" : "   ", box[i], (i + 1) % boxCols ? "" : "\n");
+void printBox(const std::string& what, const std::vector<float>& box) {  // rows of 8
+  std::printf("%s\n", what.c_str());
+  for (size_t i = 0; i < box.size(); ++i) std::printf("%s%8.0f%s", i % 8 ? "" : "   ", box[i], (i + 1) % 8 ? "" : "\n");
 }
-
 bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
 }
 
 //! [boxes]
-// The 8 x 4 box at the matrix's last rows and columns, half of it outside, with each fill; then a
-// box whose corner lies before the first row and column. A plain kernel computes the zero-filled
-// boxes too, with bounds checks of its own.
+// A box half past the matrix's end with each fill, one before its start, and the plain kernel's boxes.
 void boxes(const Kernels& k, const Matrix& m) {
   const int x = static_cast<int>(m.cols) - 4, y = static_cast<int>(m.rows) - 2;
   Encoding zeros = tileOf(m, 8, 4), nans = zeros;
   nans.fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
   const std::vector<float> corner = tmaBox(k, encoded(zeros), x, y, 8, 4),
-                           nanCorner = tmaBox(k, encoded(nans), x, y, 8, 4);
-  const std::vector<float> before = tmaBox(k, encoded(zeros), -4, -2, 8, 4);
-  printBox(("box at column " + std::to_string(x) + ", row " + std::to_string(y) + ", zero fill:").c_str(),
-           corner, 8);
-  printBox("the same box, NaN fill:", nanCorner, 8);
-  printBox("box at column -4, row -2, zero fill:", before, 8);
+                           nanCorner = tmaBox(k, encoded(nans), x, y, 8, 4),
+                           before = tmaBox(k, encoded(zeros), -4, -2, 8, 4);
+  printBox("box at column " + std::to_string(x) + ", row " + std::to_string(y) + ", zero fill:", corner);
+  printBox("the same box, NaN fill:", nanCorner);
+  printBox("box at column -4, row -2, zero fill:", before);
   bool nanOutside = true;
-  for (size_t i = 0; i < nanCorner.size(); ++i) {
-    const bool inside = i % 8 < 4 && i / 8 < 2;
-    nanOutside = nanOutside && (inside ? nanCorner[i] == corner[i] : std::isnan(nanCorner[i]));
-  }
+  for (size_t i = 0; i < nanCorner.size(); ++i)  // inside: the first 4 columns of the first 2 rows
+    nanOutside &= i % 8 < 4 && i / 8 < 2 ? nanCorner[i] == corner[i] : std::isnan(nanCorner[i]);
   const bool plainAgrees =
       sameBits(corner, plainBox(k, m, x, y, 8, 4)) && sameBits(before, plainBox(k, m, -4, -2, 8, 4));
   std::printf("the plain kernel's boxes: %s; NaN fill: the matrix's values inside, NaN outside: %s\n",
@@ -539,24 +467,24 @@ void boxes(const Kernels& k, const Matrix& m) {
 }
 //! [boxes]
 
-// Counts the elements of the copy that differ from the source, and the padding floats it changed.
-struct Compared {
-  size_t different = 0, paddingChanged = 0;
-};
+constexpr unsigned kBlank = 0xDEADBEEFu;  // what a destination holds before a copy, padding too
+Matrix blankLike(const Matrix& m) {
+  Matrix b{alloc(m.rows * m.pitch), m.rows, m.cols, m.pitch};
+  check(drv.cuMemsetD32(b.base, kBlank, m.rows * m.pitch / 4), "cuMemsetD32");
+  return b;
+}
 
-constexpr uint32_t kBlank = 0xDEADBEEFu;  // what a destination holds before a copy, padding too
-
-Compared compare(const Matrix& source, const std::vector<float>& from, const std::vector<float>& copy) {
+struct Compared { size_t different = 0, paddingChanged = 0; };  // elements and padding floats a copy changed
+Compared compare(const Matrix& source, const Matrix& copy) {
+  const size_t floats = source.rows * source.pitch / 4, pitch = source.pitch / 4;
+  const std::vector<float> from = download(source.base, floats), to = download(copy.base, floats);
   Compared c;
-  const uint64_t pitch = source.pitch / 4;
-  for (uint64_t r = 0; r < source.rows; ++r)
-    for (uint64_t i = 0; i < pitch; ++i) {
-      const float v = copy[r * pitch + i];
-      if (i < source.cols)
-        c.different += std::memcmp(&v, &from[r * pitch + i], 4) != 0;
-      else
-        c.paddingChanged += std::memcmp(&v, &kBlank, 4) != 0;
-    }
+  for (size_t i = 0; i < floats; ++i) {
+    if (i % pitch < source.cols)
+      c.different += std::memcmp(&to[i], &from[i], 4) != 0;
+    else
+      c.paddingChanged += std::memcmp(&to[i], &kBlank, 4) != 0;
+  }
   return c;
 }
 
@@ -566,7 +494,6 @@ void launchTmaCopy(const Kernels& k, const CUtensorMap& from, const CUtensorMap&
   const unsigned gx = static_cast<unsigned>((m.cols + 63) / 64), gy = static_cast<unsigned>((m.rows + 63) / 64);
   check(drv.cuLaunchKernel(k.tmaCopy, gx, gy, 1, 32, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel(tma_copy)");
 }
-
 void launchPlainCopy(const Kernels& k, const Matrix& from, const Matrix& to) {
   CUdeviceptr src = from.base, dst = to.base;
   unsigned long long srcPitch = from.pitch / 4, dstPitch = to.pitch / 4;
@@ -576,30 +503,16 @@ void launchPlainCopy(const Kernels& k, const Matrix& from, const Matrix& to) {
   check(drv.cuLaunchKernel(k.plainCopy, gx, gy, 1, 32, 8, 1, 0, nullptr, args, nullptr), "cuLaunchKernel(plain_copy)");
 }
 
-// A matrix of the same shape as m, every float of it (padding too) the bits kBlank.
-Matrix blankLike(const Matrix& m) {
-  Matrix b{alloc(m.rows * m.pitch), m.rows, m.cols, m.pitch};
-  check(drv.cuMemsetD32(b.base, kBlank, m.rows * m.pitch / 4), "cuMemsetD32");
-  return b;
-}
-
 //! [copy]
-// A matrix whose sides are no multiple of the 64 x 64 box, copied by tma_copy (one box per block)
-// and by plain_copy; each copy compared with the source, and the destination's padding with what
-// it held before: the plain copy must not touch it; the TMA copy's is shown (a row of 999 floats
-// ends inside a 16-byte unit, and on driver 580 one H100's TMA store wrote the rest of that unit).
+// Sides no multiple of the box. The plain copy must leave the padding alone; the TMA copy's is only shown:
+// a row of 999 floats ends inside a 16-byte unit, and on driver 580 an H100's TMA store wrote the rest.
 void copies(const Kernels& k, const Matrix& source) {
   const Matrix viaTma = blankLike(source), viaPlain = blankLike(source);
   launchTmaCopy(k, encoded(tileOf(source, 64, 64)), encoded(tileOf(viaTma, 64, 64)), source);
   launchPlainCopy(k, source, viaPlain);
-  const size_t floats = source.rows * source.pitch / 4;
-  const std::vector<float> from = download(source.base, floats);
-  const Compared tma = compare(source, from, download(viaTma.base, floats));
-  const Compared plain = compare(source, from, download(viaPlain.base, floats));
-  std::printf("%llu x %llu floats, rows %llu bytes apart, boxes of 64 x 64: %u x %u blocks\n",
-              (unsigned long long)source.rows, (unsigned long long)source.cols,
-              (unsigned long long)source.pitch, static_cast<unsigned>((source.cols + 63) / 64),
-              static_cast<unsigned>((source.rows + 63) / 64));
+  const Compared tma = compare(source, viaTma), plain = compare(source, viaPlain);
+  std::printf("%llu x %llu floats, rows %llu bytes apart, boxes of 64 x 64: %llu x %llu blocks\n",
+              source.rows, source.cols, source.pitch, (source.cols + 63) / 64, (source.rows + 63) / 64);
   for (const auto& [name, c] : {std::pair{"tma_copy:  ", tma}, std::pair{"plain_copy:", plain}})
     std::printf("%s %zu elements differ from the source, %zu padding floats changed\n", name, c.different,
                 c.paddingChanged);
@@ -608,42 +521,33 @@ void copies(const Kernels& k, const Matrix& source) {
   if (tma.paddingChanged)
     std::printf("the TMA store wrote %zu padding floats, %.2f a row (shown, not asserted)\n",
                 tma.paddingChanged, static_cast<double>(tma.paddingChanged) / source.rows);
-  check(drv.cuMemFree(viaTma.base), "cuMemFree");
-  check(drv.cuMemFree(viaPlain.base), "cuMemFree");
+  for (const Matrix& m : {viaTma, viaPlain}) check(drv.cuMemFree(m.base), "cuMemFree");
 }
 //! [copy]
 
 //! [replace]
-// One map, two sources: the first copy reads a; cuTensorMapReplaceAddress points the map at b, and
-// the second copy, launched behind the first, reads b. Then an address the map's rules refuse.
+// One map, two copies: a launch copies the map, so the first reads a and the second, retargeted, b.
 void replaceAddress(const Kernels& k, const Matrix& a, const Matrix& b) {
   CUtensorMap source = encoded(tileOf(a, 64, 64));
   const Matrix first = blankLike(a), second = blankLike(a);
   launchTmaCopy(k, source, encoded(tileOf(first, 64, 64)), a);
   check(drv.cuTensorMapReplaceAddress(&source, reinterpret_cast<void*>(b.base)), "cuTensorMapReplaceAddress");
   launchTmaCopy(k, source, encoded(tileOf(second, 64, 64)), a);
-  const size_t floats = a.rows * a.pitch / 4;
-  const Compared fromA = compare(a, download(a.base, floats), download(first.base, floats));
-  const Compared fromB = compare(b, download(b.base, floats), download(second.base, floats));
+  const Compared fromA = compare(a, first), fromB = compare(b, second);
   const CUresult misaligned = drv.cuTensorMapReplaceAddress(&source, reinterpret_cast<void*>(b.base + 8));
   std::printf("first copy, map on a: %zu elements differ from a\n", fromA.different);
-  std::printf(
-      "after cuTensorMapReplaceAddress(&map, b): the second copy has %zu elements that differ from b\n",
-      fromB.different);
+  std::printf("after cuTensorMapReplaceAddress(&map, b): the second copy has %zu elements "
+              "that differ from b\n", fromB.different);
   std::printf("cuTensorMapReplaceAddress(&map, b + 8 bytes): %s\n", describe(misaligned).c_str());
   wb::expect(fromA.different == 0 && fromB.different == 0 && misaligned != CUDA_SUCCESS,
              "each copy reading the buffer its map named at its launch, and a misaligned address refused",
              "otherwise");
-  check(drv.cuMemFree(first.base), "cuMemFree");
-  check(drv.cuMemFree(second.base), "cuMemFree");
+  for (const Matrix& m : {first, second}) check(drv.cuMemFree(m.base), "cuMemFree");
 }
 //! [replace]
 
-// ---- Step 9: the figure -----------------------------------------------------------------------
-
 //! [peak]
-// The DRAM's peak, from two attributes, as the CUDA C++ Best Practices Guide computes theoretical
-// bandwidth: memory clock (kHz) x 2 (double data rate) x bus width (bits) / 8, in GB/s.
+// Theoretical bandwidth as the CUDA C++ Best Practices Guide computes it (2: double data rate), GB/s.
 double peakGBps(CUdevice dev) {
   const double clockKHz = attribute(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
   const double busBits = attribute(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
@@ -653,13 +557,11 @@ double peakGBps(CUdevice dev) {
 }
 //! [peak]
 
-// The median time of one op, in milliseconds, by events on the legacy default stream (where every
-// op here runs): 2 warm-ups, then 9 timed one by one.
+// One op's median time in ms over 9 runs after 2 warm-ups, by events on the legacy stream (where all run).
 template <class Op>
 double medianMs(Op&& op) {
   CUevent start = nullptr, stop = nullptr;
-  check(drv.cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
-  check(drv.cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+  for (CUevent* e : {&start, &stop}) check(drv.cuEventCreate(e, CU_EVENT_DEFAULT), "cuEventCreate");
   std::vector<float> ms;
   for (int i = 0; i < 11; ++i) {
     check(drv.cuEventRecord(start, nullptr), "cuEventRecord");
@@ -670,8 +572,7 @@ double medianMs(Op&& op) {
     check(drv.cuEventElapsedTime(&t, start, stop), "cuEventElapsedTime");
     if (i >= 2) ms.push_back(t);
   }
-  check(drv.cuEventDestroy(start), "cuEventDestroy");
-  check(drv.cuEventDestroy(stop), "cuEventDestroy");
+  for (CUevent e : {start, stop}) check(drv.cuEventDestroy(e), "cuEventDestroy");
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }
@@ -680,7 +581,6 @@ struct Rates {
   size_t bytes;
   double tma, plain, copy2d, dtod;  // GB/s: bytes read plus bytes written, per second
 };
-
 //! [ways]
 // One matrix of 8192 floats per row copied four ways. Each reads it once and writes it once.
 Rates measure(const Kernels& k, size_t bytes) {
@@ -698,15 +598,13 @@ Rates measure(const Kernels& k, size_t bytes) {
   r.plain = rate(medianMs([&] { launchPlainCopy(k, from, to); }));
   r.copy2d = rate(medianMs([&] { check(drv.cuMemcpy2D(&region), "cuMemcpy2D"); }));
   r.dtod = rate(medianMs([&] { check(drv.cuMemcpyDtoD(to.base, from.base, bytes), "cuMemcpyDtoD"); }));
-  check(drv.cuMemFree(from.base), "cuMemFree");
-  check(drv.cuMemFree(to.base), "cuMemFree");
+  for (const Matrix& m : {from, to}) check(drv.cuMemFree(m.base), "cuMemFree");
   return r;
 }
 //! [ways]
 
 //! [sizes]
-// Sizes from the first power of two at least 4 times the L2 cache up, three of them, each leaving a
-// quarter of the free memory unused: a copy that fits in L2 would measure L2, not DRAM.
+// Three sizes from 4 x the L2 up (one that fits in L2 measures L2), each leaving a quarter of free memory.
 std::vector<Rates> figure(const Kernels& k, CUdevice dev, double peak) {
   const size_t l2 = static_cast<size_t>(attribute(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
   size_t free = 0, total = 0;
@@ -748,30 +646,25 @@ wb::FigureTable tableOf(const std::vector<Rates>& rates, double peak) {
 int main(int argc, char** argv) {
   std::string csvPath;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
-      csvPath = argv[++i];
-    } else {
+    if (std::strcmp(argv[i], "--csv") != 0 || i + 1 == argc) {
       std::fprintf(stderr, "usage: %s [--csv lesson21-figure.csv]\n", argv[0]);
       return wb::kExitUsage;
     }
+    csvPath = argv[++i];
   }
   try {
     wb::checkEnvironment({});  // no variable changes what this lesson shows (device choice and the driver's log are noted)
     // The image is checked before the driver is opened: a damaged one stops the program in a moment.
     const std::vector<char> image = wb::readVerifiedImage("tensor_maps.fatbin");
-    std::vector<Rates> rates;
-    double peak = 0;
-    {
-      const wb::LoadedDriver driver;  // dlopen("libcuda.so.1"); it stays loaded for the process's life
-      wb::step(1, "The driver, opened at run time");
-      const int driverVersion = openDriver(driver);
-      takeAll(driver);
-      std::printf("%zu entry points taken with cuGetProcAddress, each at the version of its PFN_ type\n",
-                  sizeof(Api) / sizeof(void*));
-      askAtVersions(driver, driverVersion);
-      wb::step(2, "What the program needs to start");
-      whatStartNeeds();
-    }
+    const wb::LoadedDriver driver;  // dlopen("libcuda.so.1"); it stays loaded for the process's life
+    wb::step(1, "The driver, opened at run time");
+    const int driverVersion = openDriver(driver);
+    takeAll(driver);
+    std::printf("%zu entry points taken with cuGetProcAddress, each at the version of its PFN_ type\n",
+                sizeof(Api) / sizeof(void*));
+    askAtVersions(driver, driverVersion);
+    wb::step(2, "What the program needs to start");
+    whatStartNeeds();
     const CUresult init = drv.cuInit(0);
     if (wb::classifyInit(init) == wb::InitAnswer::NoDevice)
       throw Unusable("The driver is loaded but sees no CUDA device.\nWhat to do: check that nvidia-smi lists a GPU "
@@ -779,46 +672,43 @@ int main(int argc, char** argv) {
     check(init, "cuInit");
     wb::step(3, "The runtime's way: cudaGetDriverEntryPointByVersion");
     fromRuntime();
-    Device d;
-    check(drv.cuDeviceGet(&d.dev, 0), "cuDeviceGet");
-    d.major = attribute(d.dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-    d.minor = attribute(d.dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    CUdevice dev = 0;
+    check(drv.cuDeviceGet(&dev, 0), "cuDeviceGet");
+    const int major = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+              minor = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    const bool tma = major >= 9;  // tensor maps and TMA: compute capability 9.0 and newer
     CUcontext primary = nullptr;
-    check(drv.cuDevicePrimaryCtxRetain(&primary, d.dev), "cuDevicePrimaryCtxRetain");
+    check(drv.cuDevicePrimaryCtxRetain(&primary, dev), "cuDevicePrimaryCtxRetain");
     check(drv.cuCtxSetCurrent(primary), "cuCtxSetCurrent");
     const Kernels k = loadKernels(image);
     const Matrix small = newMatrix(300, 200, 208, 0.0f);  // 832-byte rows
     const Matrix odd = newMatrix(1000, 999, 1000, 0.0f), other = newMatrix(1000, 999, 1000, 2000000.0f);
     char name[128] = {};
-    check(drv.cuDeviceGetName(name, sizeof name, d.dev), "cuDeviceGetName");
-    const std::string noTma = std::string("skipped: ") + name + " has compute capability " + std::to_string(d.major) + "." +
-                              std::to_string(d.minor) + "; the reference: tensor map objects are only supported on "
+    check(drv.cuDeviceGetName(name, sizeof name, dev), "cuDeviceGetName");
+    const std::string noTma = std::string("skipped: ") + name + " has compute capability " + std::to_string(major) + "." +
+                              std::to_string(minor) + "; the reference: tensor map objects are only supported on "
                               "devices of compute capability 9.0 or higher\n";
-    const bool sanitized = wb::underSanitizer();
     wb::step(4, "A tensor map for a tile of a row-major matrix");
-    std::printf("device 0: %s, compute capability %d.%d\n", name, d.major, d.minor);
-    if (d.tma()) describeMap(small); else std::printf("%s", noTma.c_str());
+    std::printf("device 0: %s, compute capability %d.%d\n", name, major, minor);
+    if (tma) describeMap(small); else std::printf("%s", noTma.c_str());
     wb::step(5, "Every rule, and its refusal");
-    if (d.tma()) provokeRules(small), showInterleaved(small); else std::printf("%s", noTma.c_str());
+    if (tma) provokeRules(small), showInterleaved(small); else std::printf("%s", noTma.c_str());
     wb::step(6, "The map as a kernel parameter: a box, and what lies outside the matrix");
-    if (d.tma()) boxes(k, small); else std::printf("%s", noTma.c_str());
+    if (tma) boxes(k, small); else std::printf("%s", noTma.c_str());
     wb::step(7, "A TMA copy checked against a plain copy");
-    if (d.tma()) copies(k, odd); else std::printf("%s", noTma.c_str());
+    if (tma) copies(k, odd); else std::printf("%s", noTma.c_str());
     wb::step(8, "Another buffer, the same map: cuTensorMapReplaceAddress");
-    if (d.tma()) replaceAddress(k, odd, other); else std::printf("%s", noTma.c_str());
+    if (tma) replaceAddress(k, odd, other); else std::printf("%s", noTma.c_str());
     wb::step(9, "TMA, plain loads and the copy calls, against the DRAM's peak");
-    if (!d.tma()) {
-      std::printf("%s", noTma.c_str());
-    } else if (sanitized) {
-      std::printf("left out under compute-sanitizer, which slows every kernel and copy\n");
-    } else {
-      peak = peakGBps(d.dev);
-      rates = figure(k, d.dev, peak);
-    }
+    const bool timed = tma && !wb::underSanitizer();
+    if (!tma) std::printf("%s", noTma.c_str());
+    else if (!timed) std::printf("left out under compute-sanitizer, which slows every kernel and copy\n");
+    const double peak = timed ? peakGBps(dev) : 0;
+    const std::vector<Rates> rates = timed ? figure(k, dev, peak) : std::vector<Rates>{};
     for (const Matrix& m : {small, odd, other}) check(drv.cuMemFree(m.base), "cuMemFree");
     check(drv.cuLibraryUnload(k.library), "cuLibraryUnload");
     check(drv.cuCtxSetCurrent(nullptr), "cuCtxSetCurrent");
-    check(drv.cuDevicePrimaryCtxRelease(d.dev), "cuDevicePrimaryCtxRelease");
+    check(drv.cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease");
     return tableOf(rates, peak).save(csvPath, 9);
   } catch (const Unusable& e) {
     std::fflush(stdout);
