@@ -1,4 +1,4 @@
-// Kernels for lesson 25 (checkpoint and restore). extern "C", so the host finds them by name.
+// Kernels for lesson 26 (checkpoint and restore). extern "C", so the host finds them by name.
 //
 // A process that is checkpointed and restored must get back every byte of its device memory. These
 // two kernels let it fill gigabytes with a pattern and count what differs from it afterwards on the
