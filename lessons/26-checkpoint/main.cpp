@@ -1,27 +1,18 @@
 // Lesson 26: checkpoint and restore: suspend another process's GPU state and bring it back.
 //
 // What you learn: since CUDA 12.8 one process can take another's GPU state away and give it back,
-// by process id. cuCheckpointProcessLock blocks the target's further CUDA calls (with a timeout, so
-// the caller never waits forever), cuCheckpointProcessCheckpoint copies its device memory into host
-// memory and releases everything it held on the GPU, cuCheckpointProcessRestore gives it back (onto
-// other GPUs of the same chip where CUDA 13.0's gpuPairs say so), and cuCheckpointProcessUnlock lets
-// its calls through again; cuCheckpointProcessGetState says where it stands, and
-// cuCheckpointProcessGetRestoreThreadId names the target's CUDA restore thread. The
-// program starts a child that holds device memory and takes it through every state, shows what a
-// checkpointed process still holds (from another process's free memory, and its own resident host
-// memory), what the lock waits for when the child has work pending in a stream, what happens to a
-// call the child makes while it is locked, what each call answers in the wrong state, and, on two
-// GPUs, a restore onto the other one. Then the figure: checkpoint and restore as bandwidth against
-// the memory the child holds, beside a pinned copy of the same size and the PCIe link. Every child
-// has a time limit, every wait for its messages a deadline; nothing sleeps. Built with a cuda.h older
-// than 12.8, which has none of these calls or their types, every step says it is left out; built
-// with 12.8 or 12.9, step 6 too (their CUcheckpointRestoreArgs has reserved fields only, no gpuPairs).
+// by process id: lock (its further CUDA calls block; with a timeout, so the caller never waits for
+// ever), checkpoint (its device memory goes to its host memory, the GPU is released), restore (onto
+// other GPUs of the same chip with CUDA 13.0's gpuPairs), unlock. A child holding device memory goes
+// through every state: what it holds checkpointed, what the lock waits for, a call it makes while
+// locked, each call in the wrong state, on two GPUs a restore onto the other one; then checkpoint and
+// restore against a pinned copy and the PCIe link. Built with a cuda.h older than 12.8 every step is
+// left out; with 12.8 or 12.9 step 6 too (their CUcheckpointRestoreArgs has no gpuPairs).
 //
 // APIs: cuCheckpointProcessGetState, cuCheckpointProcessGetRestoreThreadId, cuCheckpointProcessLock,
 //       cuCheckpointProcessCheckpoint, cuCheckpointProcessRestore, cuCheckpointProcessUnlock,
-//       cuDeviceGetUuid, cuMemGetInfo, cuMemAllocHost, cuMemcpyDtoH, cuMemcpyHtoD,
-//       cuDeviceGetPCIBusId (and NVML's PCIe link, common/nvml.hpp); in the child: cuMemAlloc,
-//       cuLibraryLoadFromFile, cuLaunchKernel, cuPointerGetAttribute
+//       cuDeviceGetUuid, cuMemGetInfo, cuMemAllocHost, cuMemcpyDtoH, cuMemcpyHtoD, cuDeviceGetPCIBusId;
+//       in the child: cuMemAlloc, cuLibraryLoadFromFile, cuLaunchKernel, cuPointerGetAttribute
 // Run:  ctest -R lesson26   (or build/lessons/lesson26-checkpoint [--csv lesson26-figure.csv])
 #include "channel.hpp"
 #include "figure.hpp"
@@ -34,64 +25,51 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace {
-
-const char* const kTitles[] = {
-    "Lock, checkpoint, restore, unlock",
-    "What a checkpointed process holds",
-    "What the lock waits for",
-    "A call made while the process is locked",
-    "Calls in the wrong state",
-    "Restoring onto the other GPU",
-    "Checkpoint and restore against a pinned copy",
-};
+const char* const kTitles[] = {"Lock, checkpoint, restore, unlock", "What a checkpointed process holds",
+                               "What the lock waits for", "A call made while the process is locked",
+                               "Calls in the wrong state", "Restoring onto the other GPU",
+                               "Checkpoint and restore against a pinned copy"};
 constexpr int kSteps = 7;
-
 constexpr double kReplySeconds = 30;  // how long one side waits for the other's next message
 constexpr double kGateSeconds = 0.5;  // the child's pending kernel of step 3 gives up after this
 constexpr size_t kOnDevice0 = 1u << 30, kOnDevice1 = 64u << 20;  // step 6's child holds these on 0, on each other
 
-// ---- What parent and children say to each other ------------------------------------------------
-
-// One datagram: a word for what it is and six numbers.
+// ---- What parent and children say to each other: one datagram, a word and six numbers -----------
 struct Note {
   char what[16] = {};
-  uint64_t v[6] = {};
+  unsigned long long v[6] = {};
 };
-
-Note note(const char* what, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0) {
-  Note n;
+Note note(const char* what, unsigned long long a = 0, unsigned long long b = 0, unsigned long long c = 0) {
+  Note n{{}, {a, b, c}};
   std::snprintf(n.what, sizeof n.what, "%s", what);
-  n.v[0] = a, n.v[1] = b, n.v[2] = c;
   return n;
 }
-
 bool said(const Note& n, const char* what) { return std::strncmp(n.what, what, sizeof n.what) == 0; }
+void tell(int parent, const Note& n) {
+  if (!wb::sendMessage(parent, &n, sizeof n)) throw std::runtime_error("cannot send to the parent");
+}
 
 // ---- The children ----------------------------------------------------------------------------------
-
 // Device memory that a kernel of kernels/checkpoint.cu filled with the pattern of seed.
 struct Buffer {
   CUdeviceptr ptr = 0;
   size_t bytes = 0;
-  uint32_t seed = 0;
+  unsigned seed = 0;
 };
-
-// Launches pattern_fill (counter 0) or pattern_misses over b, in the current context, and waits;
-// returns the words of b that differ from its pattern (0 for a fill).
-uint64_t runPattern(CUlibrary library, const char* kernel, const Buffer& b) {
+// Launches pattern_fill (which reads the first three arguments, so the counter stays 0) or
+// pattern_misses over b, in the current context, and waits; returns the words of b that differ.
+unsigned long long runPattern(CUlibrary library, const char* kernel, const Buffer& b) {
   CUkernel k = nullptr;
   CUfunction f = nullptr;
   CU_CHECK(cuLibraryGetKernel(&k, library, kernel));
@@ -101,22 +79,18 @@ uint64_t runPattern(CUlibrary library, const char* kernel, const Buffer& b) {
   CU_CHECK(cuMemsetD32(counter, 0, 2));
   unsigned long long words = b.bytes / 4, misses = 0;
   unsigned seed = b.seed;
-  void* fill[] = {&data, &words, &seed};
-  void* count[] = {&data, &words, &seed, &counter};
-  const bool filling = std::strcmp(kernel, "pattern_fill") == 0;
-  CU_CHECK(cuLaunchKernel(f, 1024, 1, 1, 256, 1, 1, 0, nullptr, filling ? fill : count, nullptr));
+  void* args[] = {&data, &words, &seed, &counter};
+  CU_CHECK(cuLaunchKernel(f, 1024, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
   CU_CHECK(cuMemcpyDtoH(&misses, counter, sizeof misses));
   CU_CHECK(cuMemFree(counter));
   return misses;
 }
-
-Buffer allocate(CUlibrary patterns, size_t bytes, uint32_t seed) {
+Buffer allocate(CUlibrary patterns, size_t bytes, unsigned seed) {
   Buffer b{0, bytes, seed};
   CU_CHECK(cuMemAlloc(&b.ptr, bytes));
   runPattern(patterns, "pattern_fill", b);
   return b;
 }
-
 CUlibrary loadLibrary(const char* image) {
   CUlibrary library = nullptr;
   CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath(image).c_str(), nullptr, nullptr, 0, nullptr,
@@ -124,20 +98,13 @@ CUlibrary loadLibrary(const char* image) {
   return library;
 }
 
-void tell(int parent, const Note& n) {
-  if (!wb::sendMessage(parent, &n, sizeof n)) throw std::runtime_error("cannot send to the parent");
-}
-
-// A second thread of the child, which makes one CUDA call when the parent asks for it: a copy of the
-// first word the child holds. Reading `started` and `returned` needs no CUDA call.
+// The child's second thread, for step 4. Reading `started` and `returned` needs no CUDA call.
 struct Caller {
-  std::mutex m;
-  std::condition_variable told;
-  CUdeviceptr first = 0;  // non-zero: make the call
-  bool quit = false;
+  std::promise<CUdeviceptr> told;  // the address of the word to copy, or 0: no call
+  std::future<CUdeviceptr> first = told.get_future();
   std::atomic<bool> ready{false}, started{false}, returned{false};
   CUresult rc = CUDA_ERROR_UNKNOWN;
-  uint32_t word = 0;
+  unsigned word = 0;
   std::thread thread;
   explicit Caller(CUcontext ctx) : thread([this, ctx] { run(ctx); }) {
     while (!ready) std::this_thread::yield();
@@ -148,30 +115,20 @@ struct Caller {
   void run(CUcontext ctx) {
     cuCtxSetCurrent(ctx);  // a new thread has no current context (lesson 03)
     ready = true;
-    std::unique_lock<std::mutex> lock(m);
-    told.wait(lock, [this] { return first != 0 || quit; });
-    lock.unlock();
-    if (quit) return;
+    const CUdeviceptr p = first.get();
+    if (p == 0) return;
     started = true;
-    rc = cuMemcpyDtoH(&word, first, sizeof word);
+    rc = cuMemcpyDtoH(&word, p, sizeof word);
     returned = true;
   }
   // In the child's main thread, on the parent's "call": returns once the call is about to be made.
   void call(CUdeviceptr p) {
-    {
-      std::lock_guard<std::mutex> hold(m);
-      first = p;
-    }
-    told.notify_one();
+    told.set_value(p);
     while (!started) std::this_thread::yield();
   }
   //! [caller]
   ~Caller() {
-    {
-      std::lock_guard<std::mutex> hold(m);
-      quit = true;
-    }
-    told.notify_one();
+    if (!started) told.set_value(0);  // never told to call: the thread ends
     thread.join();
   }
 };
@@ -191,15 +148,15 @@ int childHolder(int parent) {
   std::vector<Buffer> held;
   std::unique_ptr<wb::Gate> gate;
   Caller caller(ctx);
-  tell(parent, note("ready", static_cast<uint64_t>(getpid())));
+  tell(parent, note("ready", getpid()));
   Note n;
   while (wb::receiveMessage(parent, &n, sizeof n, nullptr, kReplySeconds) == wb::Received::Message &&
          !said(n, "quit")) {
     if (said(n, "alloc")) {
-      held.push_back(allocate(patterns, n.v[0], static_cast<uint32_t>(n.v[1])));
+      held.push_back(allocate(patterns, n.v[0], static_cast<unsigned>(n.v[1])));
       tell(parent, note("allocated", held.back().ptr));
     } else if (said(n, "verify")) {
-      uint64_t misses = 0;
+      unsigned long long misses = 0;
       for (const Buffer& b : held) misses += runPattern(patterns, "pattern_misses", b);
       tell(parent, note("verified", misses));
     } else if (said(n, "free")) {
@@ -221,7 +178,7 @@ int childHolder(int parent) {
       tell(parent, note("returned", caller.returned ? 1 : 0));  // host memory only: no CUDA call
     } else if (said(n, "join")) {
       while (!caller.returned) std::this_thread::yield();  // it is unlocked by now: the call comes back
-      tell(parent, note("joined", static_cast<uint64_t>(caller.rc), caller.word, held.at(0).seed));  // word 0: seed
+      tell(parent, note("joined", caller.rc, caller.word, held.at(0).seed));  // word 0 is the seed
     }
   }
   gate.reset();
@@ -233,9 +190,9 @@ int childHolder(int parent) {
   return wb::kExitOk;
 }
 
-// The child of step 6: memory in the primary context of every device (so every device is one it
-// used), each buffer with a pattern of its own. Asked, it says how many words differ on device 0, on
-// device 1 and on the others, and which device the pointer of the buffer made on device 1 names now.
+// The child of step 6: a buffer with a pattern of its own in every device's primary context (so it
+// used every device). It answers with the words that differ on device 0, on device 1 and on the
+// others, and the device the pointer of the buffer made on device 1 names now.
 int childSpread(int parent) {
   CU_CHECK(cuInit(0));
   int count = 0;
@@ -252,7 +209,7 @@ int childSpread(int parent) {
     CU_CHECK(cuCtxSetCurrent(ctx[d]));
     buffers.push_back(allocate(patterns, d == 0 ? kOnDevice0 : kOnDevice1, 0xD0D0u + d));
   }
-  tell(parent, note("ready", static_cast<uint64_t>(getpid())));
+  tell(parent, note("ready", getpid()));
   Note n;
   while (wb::receiveMessage(parent, &n, sizeof n, nullptr, kReplySeconds) == wb::Received::Message &&
          said(n, "verify")) {
@@ -262,7 +219,7 @@ int childSpread(int parent) {
       answer.v[std::min(d, 2)] += runPattern(patterns, "pattern_misses", buffers[d]);
       int ordinal = -1;
       if (d == 1) CU_CHECK(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, buffers[d].ptr));
-      if (d == 1) answer.v[3] = static_cast<uint64_t>(ordinal);
+      if (d == 1) answer.v[3] = static_cast<unsigned long long>(ordinal);
     }
     tell(parent, answer);
   }
@@ -276,26 +233,28 @@ int childSpread(int parent) {
 }
 
 // ---- The parent's side ----------------------------------------------------------------------------
-
 #if CUDA_VERSION >= 12080
-
 constexpr unsigned kChildSeconds = 60;    // every child's time limit: nothing here waits longer
 constexpr unsigned kShortLockMs = 100;    // a lock that is allowed to give up (step 3)
 constexpr unsigned kLockLimitMs = 20000;  // every other lock: it never waits forever
 constexpr size_t kHeld = 512u << 20;      // what the child allocates for step 2
 const size_t kFigureSizes[] = {64u << 20, 256u << 20, 1u << 30};
-
-// The variables a child runs without, whatever the user's shell sets: its gate kernel must leave its
-// stream busy, which CUDA_LAUNCH_BLOCKING=1 would not.
+// Unset in every child, whatever the user's shell sets: step 3's kernel must leave its stream busy.
 const std::vector<std::string> kControlled = {"CUDA_LAUNCH_BLOCKING"};
 
 // A child of this program, started at once, and its process id once it said "ready".
 struct Child {
   explicit Child(const char* role) : channel({wb::selfPath(), "--child", role}, kControlled, kChildSeconds) {}
-  ~Child() { channel.send(note("quit")); }
+  ~Child() {  // whatever state a failed step left it in, back to RUNNING first, so that it can end
+    CUprocessState s = CU_PROCESS_STATE_RUNNING;
+    if (pid > 0 && cuCheckpointProcessGetState(pid, &s) == CUDA_SUCCESS && s == CU_PROCESS_STATE_CHECKPOINTED)
+      cuCheckpointProcessRestore(pid, nullptr);
+    if (pid > 0 && cuCheckpointProcessGetState(pid, &s) == CUDA_SUCCESS && s == CU_PROCESS_STATE_LOCKED)
+      cuCheckpointProcessUnlock(pid, nullptr);
+    channel.send(note("quit"));
+  }
   wb::ChildChannel channel;
   int pid = 0;
-
   // The child's next message, which must be `what` (or orElse): otherwise the lesson stops and says
   // what the child did instead, how it ended and what it printed.
   Note hear(const char* what, const char* orElse = nullptr) {
@@ -306,10 +265,9 @@ struct Child {
     const wb::ProcessEnd& end = channel.end();
     const std::string instead = got ? "it said \"" + std::string(n.what, strnlen(n.what, sizeof n.what)) + "\""
                                     : std::string("it said nothing within its time");
-    wb::expect(false, std::string("the child saying \"") + what + "\"",
-               instead + "; it ended with signal " + std::to_string(end.signal) + ", exit code " +
-                   std::to_string(end.code) + ":\n" + end.output);
-    return n;
+    throw wb::Contradiction(std::string("the child saying \"") + what + "\"",
+                            instead + "; it ended with signal " + std::to_string(end.signal) + ", exit code " +
+                                std::to_string(end.code) + ":\n" + end.output);
   }
   Note ask(const Note& n, const char* answer) {
     channel.send(n);
@@ -317,19 +275,17 @@ struct Child {
   }
 };
 
-size_t freeMemory() {
+size_t freeMemory(CUcontext in = nullptr) {  // device-wide, asked in `in` or the current context
+  if (in) CU_CHECK(cuCtxSetCurrent(in));
   size_t free = 0, total = 0;
   CU_CHECK(cuMemGetInfo(&free, &total));
   return free;
 }
-
 std::string moved(size_t before, size_t after) {
   if (after == before) return "did not change";
   return after > before ? "rose by " + wb::bytes(after - before) : "fell by " + wb::bytes(before - after);
 }
-
-// The resident memory of a process (VmRSS of /proc/<pid>/status), in bytes.
-size_t residentBytes(int pid) {
+size_t residentBytes(int pid) {  // VmRSS of /proc/<pid>/status, in bytes
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
   std::string word;
   size_t kib = 0;
@@ -337,17 +293,10 @@ size_t residentBytes(int pid) {
     if (word == "VmRSS:" && status >> kib) break;
   return kib * 1024;
 }
-
 const char* stateName(CUprocessState s) {
-  switch (s) {
-    case CU_PROCESS_STATE_RUNNING: return "RUNNING";
-    case CU_PROCESS_STATE_LOCKED: return "LOCKED";
-    case CU_PROCESS_STATE_CHECKPOINTED: return "CHECKPOINTED";
-    case CU_PROCESS_STATE_FAILED: return "FAILED";
-    default: return "a state this toolkit does not name";  // newer drivers add states
-  }
+  const char* const names[] = {"RUNNING", "LOCKED", "CHECKPOINTED", "FAILED"};  // cuda.h's values 0 to 3
+  return static_cast<unsigned>(s) < 4 ? names[s] : "a state this toolkit does not name";  // newer drivers add states
 }
-
 CUprocessState stateOf(int pid) {
   CUprocessState s = CU_PROCESS_STATE_FAILED;
   CU_CHECK(cuCheckpointProcessGetState(pid, &s));
@@ -363,21 +312,6 @@ CUresult lockWithin(int pid, unsigned ms) {
   return cuCheckpointProcessLock(pid, &args);
 }
 //! [lock]
-
-// Whatever state a failed step left the child in, back to RUNNING, so that it can go on and end.
-struct BackToRunning {
-  int pid;
-  ~BackToRunning() {
-    CUprocessState s = CU_PROCESS_STATE_RUNNING;
-    if (cuCheckpointProcessGetState(pid, &s) != CUDA_SUCCESS) return;
-    if (s == CU_PROCESS_STATE_CHECKPOINTED) cuCheckpointProcessRestore(pid, nullptr);
-    if (cuCheckpointProcessGetState(pid, &s) == CUDA_SUCCESS && s == CU_PROCESS_STATE_LOCKED)
-      cuCheckpointProcessUnlock(pid, nullptr);
-  }
-};
-
-// ---- Step 1 -----------------------------------------------------------------------------------------
-
 //! [lifecycle]
 // The four calls in order, the state after each, and the time each took. Restore leaves the process
 // LOCKED: only the unlock lets its calls through.
@@ -409,8 +343,7 @@ void lifecycle(Child& holder) {
                           "cuCheckpointProcessUnlock"};
   for (int call = 0; call < 4; ++call)
     std::printf("  %-30s CUDA_SUCCESS after %7.1f ms: %s\n", calls[call], ms[call], stateName(after[call]));
-  std::printf("  then the child counted its words on the GPU: %llu differ from the pattern\n",
-              static_cast<unsigned long long>(check.v[0]));
+  std::printf("  then the child counted its words on the GPU: %llu differ from the pattern\n", check.v[0]);
   wb::expect(before == CU_PROCESS_STATE_RUNNING && after[0] == CU_PROCESS_STATE_LOCKED &&
                  after[1] == CU_PROCESS_STATE_CHECKPOINTED && after[2] == CU_PROCESS_STATE_LOCKED &&
                  after[3] == CU_PROCESS_STATE_RUNNING,
@@ -420,21 +353,18 @@ void lifecycle(Child& holder) {
              std::to_string(check.v[0]) + " words differ");
 }
 
-// ---- Step 2 -----------------------------------------------------------------------------------------
-
 //! [footprint]
 // What the child holds, seen from here (this process's cuMemGetInfo is device-wide) and in the
 // child's resident host memory, running and checkpointed.
 void footprint(Child& holder) {
   holder.ask(note("alloc", kHeld, 0x5EED2u), "allocated");
-  const int pid = holder.pid;
-  const size_t free0 = freeMemory(), rss0 = residentBytes(pid);
-  CU_CHECK(lockWithin(pid, kLockLimitMs));
-  CU_CHECK(cuCheckpointProcessCheckpoint(pid, nullptr));
-  const size_t free1 = freeMemory(), rss1 = residentBytes(pid);
-  CU_CHECK(cuCheckpointProcessRestore(pid, nullptr));
-  const size_t free2 = freeMemory(), rss2 = residentBytes(pid);
-  CU_CHECK(cuCheckpointProcessUnlock(pid, nullptr));
+  const size_t free0 = freeMemory(), rss0 = residentBytes(holder.pid);
+  CU_CHECK(lockWithin(holder.pid, kLockLimitMs));
+  CU_CHECK(cuCheckpointProcessCheckpoint(holder.pid, nullptr));
+  const size_t free1 = freeMemory(), rss1 = residentBytes(holder.pid);
+  CU_CHECK(cuCheckpointProcessRestore(holder.pid, nullptr));
+  const size_t free2 = freeMemory(), rss2 = residentBytes(holder.pid);
+  CU_CHECK(cuCheckpointProcessUnlock(holder.pid, nullptr));
   const Note check = holder.ask(note("verify"), "verified");
   //! [footprint]
   std::printf("the child holds %s more (%s in all, beside its context)\n", wb::bytes(kHeld).c_str(),
@@ -443,7 +373,7 @@ void footprint(Child& holder) {
               "%s\n", moved(free0, free1).c_str(), moved(rss0, rss1).c_str());
   std::printf("  restored:     free device memory %s; the child's resident host memory %s\n",
               moved(free1, free2).c_str(), moved(rss1, rss2).c_str());
-  std::printf("  the child's words after the restore: %llu differ\n", static_cast<unsigned long long>(check.v[0]));
+  std::printf("  the child's words after the restore: %llu differ\n", check.v[0]);
   wb::expect(free1 >= free0 + kHeld * 3 / 4 && free2 + kHeld * 3 / 4 <= free1,
              "the checkpointed child's device memory given back, and taken again by the restore",
              "free memory " + moved(free0, free1) + ", then " + moved(free1, free2));
@@ -452,38 +382,33 @@ void footprint(Child& holder) {
   wb::expect(check.v[0] == 0, "the child's memory intact", std::to_string(check.v[0]) + " words differ");
 }
 
-// ---- Step 3 -----------------------------------------------------------------------------------------
-
-const char* gateOutcome(uint64_t o) {
-  if (o == wb::Gate::Waiting) return "still waiting";
-  return o == wb::Gate::Released ? "released" : "ended (gave up at its deadline)";
-}
-
 //! [lock-waits]
-// The child's stream holds a kernel that waits kGateSeconds for a host write nobody makes. A lock
-// with a short timeout, then one that may wait; and where the kernel stood when the child was
-// checkpointed.
+// The child's stream holds a kernel that waits kGateSeconds for a host write nobody makes: a lock
+// with a short timeout, then one that may wait, and where the kernel stood at the checkpoint.
 void lockWaits(Child& holder) {
-  const int pid = holder.pid;
   holder.ask(note("hold"), "holding");
   wb::Stopwatch clock;
-  const CUresult shortLock = lockWithin(pid, kShortLockMs);
+  const CUresult shortLock = lockWithin(holder.pid, kShortLockMs);
   const double shortMs = clock.ms();
-  const CUprocessState afterShort = stateOf(pid);
-  const uint64_t atShort = holder.ask(note("outcome"), "outcome").v[0];
+  const CUprocessState afterShort = stateOf(holder.pid);
+  const auto atShort = holder.ask(note("outcome"), "outcome").v[0];
   double longMs = 0;
   if (shortLock != CUDA_SUCCESS) {
     clock = wb::Stopwatch();
-    CU_CHECK(lockWithin(pid, kLockLimitMs));
+    CU_CHECK(lockWithin(holder.pid, kLockLimitMs));
     longMs = clock.ms();
   }
-  const uint64_t atLock = holder.ask(note("outcome"), "outcome").v[0];
-  CU_CHECK(cuCheckpointProcessCheckpoint(pid, nullptr));
-  const uint64_t atCheckpoint = holder.ask(note("outcome"), "outcome").v[0];
-  CU_CHECK(cuCheckpointProcessRestore(pid, nullptr));
-  CU_CHECK(cuCheckpointProcessUnlock(pid, nullptr));
+  const auto atLock = holder.ask(note("outcome"), "outcome").v[0];
+  CU_CHECK(cuCheckpointProcessCheckpoint(holder.pid, nullptr));
+  const auto atCheckpoint = holder.ask(note("outcome"), "outcome").v[0];
+  CU_CHECK(cuCheckpointProcessRestore(holder.pid, nullptr));
+  CU_CHECK(cuCheckpointProcessUnlock(holder.pid, nullptr));
   holder.ask(note("settle"), "settled");
   //! [lock-waits]
+  auto gateOutcome = [](unsigned long long o) {
+    if (o == wb::Gate::Waiting) return "still waiting";
+    return o == wb::Gate::Released ? "released" : "ended (gave up at its deadline)";
+  };
   std::printf("the child launched a kernel that waits %.1f s for a write nobody makes, in a stream of its own\n",
               kGateSeconds);
   std::printf("  lock with timeoutMs %u: %s after %.1f ms; state %s; the kernel %s\n", kShortLockMs,
@@ -500,19 +425,16 @@ void lockWaits(Child& holder) {
              "the kernel was still waiting");
 }
 
-// ---- Step 4 -----------------------------------------------------------------------------------------
-
 //! [locked-call]
 // The child calls cuMemcpyDtoH from another thread while it is locked; the call is still out after
 // a checkpoint and a restore, and comes back once the process is unlocked.
 void lockedCall(Child& holder) {
-  const int pid = holder.pid;
-  CU_CHECK(lockWithin(pid, kLockLimitMs));
+  CU_CHECK(lockWithin(holder.pid, kLockLimitMs));
   holder.ask(note("call"), "calling");
-  CU_CHECK(cuCheckpointProcessCheckpoint(pid, nullptr));
-  CU_CHECK(cuCheckpointProcessRestore(pid, nullptr));
+  CU_CHECK(cuCheckpointProcessCheckpoint(holder.pid, nullptr));
+  CU_CHECK(cuCheckpointProcessRestore(holder.pid, nullptr));
   const bool backWhileLocked = holder.ask(note("returned?"), "returned").v[0] != 0;
-  CU_CHECK(cuCheckpointProcessUnlock(pid, nullptr));
+  CU_CHECK(cuCheckpointProcessUnlock(holder.pid, nullptr));
   const Note joined = holder.ask(note("join"), "joined");
   //! [locked-call]
   const CUresult rc = static_cast<CUresult>(joined.v[0]);
@@ -520,128 +442,96 @@ void lockedCall(Child& holder) {
   std::printf("  after a checkpoint and a restore, still locked: the call had %s\n",
               backWhileLocked ? "RETURNED" : "not returned");
   std::printf("  after the unlock it returned %s with 0x%08llX (the pattern's first word is 0x%08llX)\n",
-              wb::errorName(rc).c_str(), static_cast<unsigned long long>(joined.v[1]),
-              static_cast<unsigned long long>(joined.v[2]));
+              wb::errorName(rc).c_str(), joined.v[1], joined.v[2]);
   wb::expect(!backWhileLocked, "a call made while the process is locked blocking until the unlock",
              "it returned while the process was locked");
   wb::expect(rc == CUDA_SUCCESS && joined.v[1] == joined.v[2], "the blocked call completing after the unlock",
              wb::errorName(rc));
 }
 
-// ---- Step 5 -----------------------------------------------------------------------------------------
-
 //! [wrong-state]
 // Each call where its state is not the one it requires; then a process id that names no process.
-struct Refusal {
-  const char* call;
-  CUresult rc;
-  CUprocessState after;
-};
-
-std::vector<Refusal> wrongStates(int pid) {
-  std::vector<Refusal> r;
-  auto tryCall = [&](const char* call, CUresult rc) { r.push_back({call, rc, stateOf(pid)}); };
-  tryCall("RUNNING: checkpoint", cuCheckpointProcessCheckpoint(pid, nullptr));
-  tryCall("RUNNING: restore", cuCheckpointProcessRestore(pid, nullptr));
-  tryCall("RUNNING: unlock", cuCheckpointProcessUnlock(pid, nullptr));
-  CU_CHECK(lockWithin(pid, kLockLimitMs));
-  tryCall("LOCKED: lock", lockWithin(pid, kShortLockMs));
-  tryCall("LOCKED: restore", cuCheckpointProcessRestore(pid, nullptr));
-  CU_CHECK(cuCheckpointProcessCheckpoint(pid, nullptr));
-  tryCall("CHECKPOINTED: lock", lockWithin(pid, kShortLockMs));
-  tryCall("CHECKPOINTED: checkpoint", cuCheckpointProcessCheckpoint(pid, nullptr));
-  tryCall("CHECKPOINTED: unlock", cuCheckpointProcessUnlock(pid, nullptr));
-  CU_CHECK(cuCheckpointProcessRestore(pid, nullptr));
-  CU_CHECK(cuCheckpointProcessUnlock(pid, nullptr));
-  return r;
-}
-//! [wrong-state]
-
-int noSuchProcess() {
-  std::ifstream maxPid("/proc/sys/kernel/pid_max");
-  int max = 4194304;
-  maxPid >> max;
-  return max;  // process ids are below pid_max
-}
-
-void wrongStateStep(Child& holder) {
-  const std::vector<Refusal> refusals = wrongStates(holder.pid);
+void wrongStates(Child& holder) {
+  std::vector<std::tuple<const char*, CUresult, CUprocessState>> refusals;  // call, result, state after
+  auto tryCall = [&](const char* call, CUresult rc) { refusals.push_back({call, rc, stateOf(holder.pid)}); };
+  tryCall("RUNNING: checkpoint", cuCheckpointProcessCheckpoint(holder.pid, nullptr));
+  tryCall("RUNNING: restore", cuCheckpointProcessRestore(holder.pid, nullptr));
+  tryCall("RUNNING: unlock", cuCheckpointProcessUnlock(holder.pid, nullptr));
+  CU_CHECK(lockWithin(holder.pid, kLockLimitMs));
+  tryCall("LOCKED: lock", lockWithin(holder.pid, kShortLockMs));
+  tryCall("LOCKED: restore", cuCheckpointProcessRestore(holder.pid, nullptr));
+  CU_CHECK(cuCheckpointProcessCheckpoint(holder.pid, nullptr));
+  tryCall("CHECKPOINTED: lock", lockWithin(holder.pid, kShortLockMs));
+  tryCall("CHECKPOINTED: checkpoint", cuCheckpointProcessCheckpoint(holder.pid, nullptr));
+  tryCall("CHECKPOINTED: unlock", cuCheckpointProcessUnlock(holder.pid, nullptr));
+  CU_CHECK(cuCheckpointProcessRestore(holder.pid, nullptr));
+  CU_CHECK(cuCheckpointProcessUnlock(holder.pid, nullptr));
+  //! [wrong-state]
   std::printf("the child (pid %d), in each state, asked for a call that state does not allow:\n", holder.pid);
   bool allRefused = true, unchanged = true;
-  for (const Refusal& r : refusals) {
-    std::printf("  %-26s %-28s state after: %s\n", r.call, wb::errorName(r.rc).c_str(), stateName(r.after));
-    allRefused = allRefused && r.rc != CUDA_SUCCESS;
-    const std::string call = r.call;
-    unchanged = unchanged && call.compare(0, std::strlen(stateName(r.after)), stateName(r.after)) == 0;
+  for (const auto& [call, rc, after] : refusals) {
+    std::printf("  %-26s %-28s state after: %s\n", call, wb::errorName(rc).c_str(), stateName(after));
+    allRefused = allRefused && rc != CUDA_SUCCESS;
+    const char* state = stateName(after);  // the state the call was made in begins its name
+    unchanged = unchanged && std::strncmp(call, state, std::strlen(state)) == 0;
   }
   CUprocessState s = CU_PROCESS_STATE_RUNNING;
-  const int nobody = noSuchProcess();
+  int nobody = 4194304;
+  std::ifstream("/proc/sys/kernel/pid_max") >> nobody;  // process ids are below pid_max
   const CUresult none = cuCheckpointProcessGetState(nobody, &s);
   std::printf("cuCheckpointProcessGetState of pid %d (pid_max: no process has it): %s\n", nobody,
               wb::errorName(none).c_str());
   const Note check = holder.ask(note("verify"), "verified");
-  std::printf("the child's words afterwards: %llu differ\n", static_cast<unsigned long long>(check.v[0]));
+  std::printf("the child's words afterwards: %llu differ\n", check.v[0]);
   wb::expect(allRefused && none != CUDA_SUCCESS, "every call in the wrong state refused", "one was accepted");
   wb::expect(unchanged && check.v[0] == 0, "the refused calls leaving the state and the memory as they were",
              "a state changed, or words differ");
 }
 
-// ---- Step 6 -----------------------------------------------------------------------------------------
-
 #if CUDA_VERSION >= 13000
-CUuuid uuidOf(int ordinal) {
-  CUuuid u{};
-  CU_CHECK(cuDeviceGetUuid(&u, ordinal));
-  return u;
-}
-
 //! [remap]
 // CUDA 13.0: restore with gpuPairs, one pair per GPU the child used (every one here), old UUID to new
 // UUID. Devices 0 and 1 trade places: what was on device 0 goes to device 1 and the reverse; the
 // others stay where they are, and still need their pair.
 CUresult restoreSwapped(int pid, int devices) {
   std::vector<CUcheckpointGpuPair> pairs(devices);
-  for (int d = 0; d < devices; ++d) pairs[d] = {uuidOf(d), uuidOf(d < 2 ? 1 - d : d)};
+  for (int d = 0; d < devices; ++d) {
+    CU_CHECK(cuDeviceGetUuid(&pairs[d].oldUuid, d));
+    CU_CHECK(cuDeviceGetUuid(&pairs[d].newUuid, d < 2 ? 1 - d : d));
+  }
   CUcheckpointRestoreArgs args{};  // every reserved byte zero
   args.gpuPairs = pairs.data();
   args.gpuPairsCount = static_cast<unsigned>(devices);
   return cuCheckpointProcessRestore(pid, &args);
 }
 //! [remap]
-
 void remap(Child& spread) {
-  const int pid = spread.pid;
   int devices = 0;
   CU_CHECK(cuDeviceGetCount(&devices));
   CUcontext ctx[2] = {}, previous = nullptr;
   CU_CHECK(cuCtxGetCurrent(&previous));
-  size_t before[2], after[2];
+  size_t before[2];
   for (int d = 0; d < 2; ++d) {
     CU_CHECK(cuDevicePrimaryCtxRetain(&ctx[d], d));
-    CU_CHECK(cuCtxSetCurrent(ctx[d]));
-    before[d] = freeMemory();
+    before[d] = freeMemory(ctx[d]);
   }
-  CU_CHECK(lockWithin(pid, kLockLimitMs));
-  CU_CHECK(cuCheckpointProcessCheckpoint(pid, nullptr));
-  const CUresult swapped = restoreSwapped(pid, devices);
-  if (swapped != CUDA_SUCCESS) CU_CHECK(cuCheckpointProcessRestore(pid, nullptr));  // so that it goes on
-  CU_CHECK(cuCheckpointProcessUnlock(pid, nullptr));
+  CU_CHECK(lockWithin(spread.pid, kLockLimitMs));
+  CU_CHECK(cuCheckpointProcessCheckpoint(spread.pid, nullptr));
+  const CUresult swapped = restoreSwapped(spread.pid, devices);
+  if (swapped != CUDA_SUCCESS) CU_CHECK(cuCheckpointProcessRestore(spread.pid, nullptr));  // so that it goes on
+  CU_CHECK(cuCheckpointProcessUnlock(spread.pid, nullptr));
   const Note check = spread.ask(note("verify"), "verified");
-  for (int d = 0; d < 2; ++d) {
-    CU_CHECK(cuCtxSetCurrent(ctx[d]));
-    after[d] = freeMemory();
-  }
+  const size_t after[2] = {freeMemory(ctx[0]), freeMemory(ctx[1])};
   CU_CHECK(cuCtxSetCurrent(previous));
   for (int d = 0; d < 2; ++d) CU_CHECK(cuDevicePrimaryCtxRelease(d));
-  std::printf("the child (pid %d) holds %s on device 0 and %s on each other device\n", pid,
+  std::printf("the child (pid %d) holds %s on device 0 and %s on each other device\n", spread.pid,
               wb::bytes(kOnDevice0).c_str(), wb::bytes(kOnDevice1).c_str());
   std::printf("  lock, checkpoint, restore with gpuPairs {device 0 -> device 1, device 1 -> device 0%s}: %s; "
               "unlock\n", devices > 2 ? ", the others to themselves" : "", wb::errorName(swapped).c_str());
   for (int d = 0; d < 2; ++d)
     std::printf("  free memory of device %d, seen from this process: %s\n", d, moved(before[d], after[d]).c_str());
   std::printf("  the child's words that differ: %llu of those made on device 0, %llu on device 1; the pointer made "
-              "on device 1 now names device %llu\n", static_cast<unsigned long long>(check.v[0]),
-              static_cast<unsigned long long>(check.v[1]), static_cast<unsigned long long>(check.v[3]));
+              "on device 1 now names device %llu\n", check.v[0], check.v[1], check.v[3]);
   const size_t moves = (kOnDevice0 - kOnDevice1) / 2;
   wb::expect(swapped == CUDA_SUCCESS, "a restore onto the other GPU", wb::errorName(swapped));
   wb::expect(check.v[0] == 0 && check.v[1] == 0 && check.v[2] == 0, "the child's memory intact on its new GPUs",
@@ -651,13 +541,6 @@ void remap(Child& spread) {
              "device 0 " + moved(before[0], after[0]) + ", device 1 " + moved(before[1], after[1]));
 }
 #endif
-
-// ---- Step 7 -----------------------------------------------------------------------------------------
-
-struct Rate {
-  size_t bytes;
-  double checkpoint, restore, toHost, toDevice;  // GB/s
-};
 
 //! [pinned-copy]
 // What a pinned copy of `bytes` moves per second each way: copies of up to 256 MiB between one
@@ -684,11 +567,22 @@ std::pair<double, double> pinnedCopy(size_t bytes) {
   return {toHost[1], toDevice[1]};
 }
 //! [pinned-copy]
-
-//! [figure]
-// The child grows to each size; its checkpoint and its restore are timed alone (the lock and the
-// unlock are not in the times), and its memory is checked after every restore.
-std::vector<Rate> checkpointRates(Child& holder) {
+wb::FigureTable figure(Child& holder) {
+  struct Rate {
+    size_t bytes;
+    double checkpoint, restore, toHost, toDevice;  // GB/s
+  };
+  char busId[32] = {0};
+  CU_CHECK(cuDeviceGetPCIBusId(busId, sizeof busId, 0));
+  std::string why;
+  const auto link = wb::nvml::pcieLink(busId, why);
+  if (link)
+    std::printf("device 0's link to the host, as NVML reports it: %s\n", link->describe().c_str());
+  else
+    std::printf("NVML did not say what links device 0 to the host (%s): no limit below\n", why.c_str());
+  //! [figure]
+  // The child grows to each size; its checkpoint and its restore are timed alone (the lock and the
+  // unlock are not in the times), and its memory is checked after every restore.
   holder.ask(note("free"), "freed");
   std::vector<Rate> rates;
   size_t held = 0;
@@ -708,26 +602,8 @@ std::vector<Rate> checkpointRates(Child& holder) {
     const auto [toHost, toDevice] = pinnedCopy(size);
     rates.push_back({size, size / checkpointS / 1e9, size / restoreS / 1e9, toHost, toDevice});
   }
-  return rates;
-}
-//! [figure]
-
-std::optional<wb::nvml::PcieLink> hostLink() {
-  char busId[32] = {0};
-  CU_CHECK(cuDeviceGetPCIBusId(busId, sizeof busId, 0));
-  std::string why;
-  auto link = wb::nvml::pcieLink(busId, why);
-  if (link)
-    std::printf("device 0's link to the host, as NVML reports it: %s\n", link->describe().c_str());
-  else
-    std::printf("NVML did not say what links device 0 to the host (%s): no limit below\n", why.c_str());
-  return link;
-}
-
-wb::FigureTable figure(Child& holder) {
+  //! [figure]
   wb::FigureTable table("bytes,way,GB/s");
-  const auto link = hostLink();
-  const std::vector<Rate> rates = checkpointRates(holder);
   std::printf("GB/s: the child's allocation divided by the time of the call (checkpoint, restore), and a pinned "
               "copy of the same size here\n  %10s  %10s  %10s  %14s  %14s\n", "held", "checkpoint", "restore",
               "pinned to host", "pinned to dev.");
@@ -753,57 +629,33 @@ wb::FigureTable figure(Child& holder) {
   return table;
 }
 
-// Every step, in order; returns the figure's table.
 wb::FigureTable lesson(Child& holder, Child* spread) {
   // Both children are ready (their memory allocated) before anything is measured.
   holder.pid = static_cast<int>(holder.hear("ready").v[0]);
-  const BackToRunning guard{holder.pid};
-  const Note hello = spread ? spread->hear("ready", "one-device") : note("none");
-  wb::step(1, kTitles[0]);
-  lifecycle(holder);
-  wb::step(2, kTitles[1]);
-  footprint(holder);
-  wb::step(3, kTitles[2]);
-  lockWaits(holder);
-  wb::step(4, kTitles[3]);
-  lockedCall(holder);
-  wb::step(5, kTitles[4]);
-  wrongStateStep(holder);
+  [[maybe_unused]] const Note hello = spread ? spread->hear("ready", "one-device") : note("none");
+  void (*const holderSteps[])(Child&) = {lifecycle, footprint, lockWaits, lockedCall, wrongStates};
+  for (int i = 0; i < 5; ++i) {
+    wb::step(i + 1, kTitles[i]);
+    holderSteps[i](holder);
+  }
   wb::step(6, kTitles[5]);
 #if CUDA_VERSION >= 13000
   if (said(hello, "one-device")) {
     std::printf("skipped: one GPU is visible, and this step moves the child's state from one GPU to another\n");
   } else {
     spread->pid = static_cast<int>(hello.v[0]);
-    const BackToRunning spreadGuard{spread->pid};
     remap(*spread);
   }
 #else
-  (void)hello;
   std::printf("left out: built with CUDA %d, whose CUcheckpointRestoreArgs has reserved fields only; CUDA 13.0 "
               "added gpuPairs, which move a process onto other GPUs\n", CUDA_VERSION);
 #endif
   wb::step(7, kTitles[6]);
-  if (wb::underSanitizer()) {
-    std::printf("left out under compute-sanitizer, which slows this process's copies: times mean nothing there\n");
-    return wb::FigureTable("bytes,way,GB/s");
-  }
   return figure(holder);
 }
 
 #endif  // CUDA_VERSION >= 12080
-
-int childMain(const std::vector<std::string>& args) {
-  const std::string role = args.empty() ? "" : args[0];
-  const int channel = wb::channelFromParent();
-  if (channel >= 0 && role == "holder") return childHolder(channel);
-  if (channel >= 0 && role == "spread") return childSpread(channel);
-  std::fprintf(stderr, "usage: lesson26-checkpoint --child holder|spread, with WORKBOOK_CHANNEL set\n");
-  return wb::kExitUsage;
-}
-
-// Where this run can make no checkpoint call: every step's title, and why it is left out.
-void leaveOutEveryStep(const std::string& why) {
+void leaveOutEveryStep(const std::string& why) {  // where this run can make no checkpoint call
   for (int i = 0; i < kSteps; ++i) {
     wb::step(i + 1, kTitles[i]);
     std::printf("left out%s\n", why.c_str());
@@ -814,22 +666,23 @@ void leaveOutEveryStep(const std::string& why) {
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  std::string csvPath;
   try {
-    if (!args.empty() && args[0] == "--child") return childMain({args.begin() + 1, args.end()});
-    if (args.size() == 2 && args[0] == "--csv") {
-      csvPath = args[1];
-    } else if (!args.empty()) {
+    if (!args.empty() && args[0] == "--child") {
+      const int channel = wb::channelFromParent();
+      if (channel >= 0 && args.size() > 1 && args[1] == "holder") return childHolder(channel);
+      if (channel >= 0 && args.size() > 1 && args[1] == "spread") return childSpread(channel);
+      std::fprintf(stderr, "usage: lesson26-checkpoint --child holder|spread, with WORKBOOK_CHANNEL set\n");
+      return wb::kExitUsage;
+    }
+    const bool csv = args.size() == 2 && args[0] == "--csv";
+    if (!csv && !args.empty()) {
       std::fprintf(stderr, "usage: %s [--csv lesson26-figure.csv]\n", argv[0]);
       return wb::kExitUsage;
     }
-    wb::checkEnvironment({
-        {"CUDA_LAUNCH_BLOCKING", wb::Under::Controls,
-         "its children run without it: the kernel of step 3 must leave the child's stream busy"},
-    });
+    wb::checkEnvironment({{"CUDA_LAUNCH_BLOCKING", wb::Under::Controls,
+                           "its children run without it: the kernel of step 3 must leave the child's stream busy"}});
     // The images are checked before any child starts: a damaged one stops the lesson here, once.
-    wb::verifiedImagePath("checkpoint.fatbin");
-    wb::verifiedImagePath("streams.fatbin");
+    for (const char* image : {"checkpoint.fatbin", "streams.fatbin"}) wb::verifiedImagePath(image);
     wb::FigureTable table("bytes,way,GB/s");
 #if CUDA_VERSION >= 12080
     {
@@ -856,13 +709,11 @@ int main(int argc, char** argv) {
       CU_CHECK(cuDevicePrimaryCtxRelease(0));
     }
 #else
-    // CUDA 12.8 introduced the checkpoint calls: an older cuda.h has neither them nor their types.
-    // Every step says so instead.
     CU_CHECK(cuInit(0));
     leaveOutEveryStep(": this program was built with CUDA " + std::to_string(CUDA_VERSION) +
                       ", whose cuda.h has no cuCheckpointProcess* (CUDA 12.8 introduced them)");
 #endif
-    return table.save(csvPath, kSteps);
+    return table.save(csv ? args[1] : "", kSteps);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }
