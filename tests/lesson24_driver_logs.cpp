@@ -50,13 +50,13 @@ const wb::ProcessEnd& child(const std::string& what) {
   return runs.at(what);
 }
 
+#if CUDA_VERSION >= 12090
 std::string joined(const std::vector<std::string>& lines) {
   std::string out;
   for (const std::string& l : lines) out += l + "\n";
   return out;
 }
 
-#if CUDA_VERSION >= 12090
 struct Collected {
   std::mutex mutex;
   std::vector<std::string> messages;
