@@ -1,12 +1,15 @@
-// Lesson 25's claims. The core dumps are the lesson program's children (--child coredumps, which
-// starts the faulting children and cuda-gdb), read from the records lesson25.run left
-// (common/process.hpp), or started here when there are none. This process never faults.
+// Lesson 25's claims. The documented defaults are read in this process. The core dumps are the
+// lesson program's children (--child coredumps, which starts the faulting children and cuda-gdb),
+// read from the records lesson25.run left (common/process.hpp), or started here when there are none.
+// This process never faults.
 #include "damaged_images.hpp"
 #include "environment.hpp"
 #include "process.hpp"
 #include "support.hpp"
 
+#include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -87,6 +90,30 @@ std::string valueOf(const std::vector<std::string>& lines, const std::string& wh
 }
 
 }  // namespace
+
+TEST_SUITE("defaults") {
+  // cuda.h (cuCoredumpGetAttributeGlobal): CU_COREDUMP_ENABLE_ON_EXCEPTION "The default value is
+  // ::false", and CU_COREDUMP_ENABLE_USER_TRIGGER's "default value is ::false". Read in this process,
+  // which sets neither: a program that wants dumps must ask for them.
+  TEST_CASE("in a process that set nothing, the global settings have dumps on exception and the user trigger off") {
+    if (CUDA_VERSION < 12010) return wbt::skipCase("this build's CUDA header predates the coredump attributes (12.1)");
+#if CUDA_VERSION >= 12010
+    for (const wb::EnvVariable& v : wb::cudaEnvironmentVariables())
+      if (std::strstr(v.name, "COREDUMP") && std::getenv(v.name))
+        return wbt::skipCase(std::string(v.name) + " is set, and its value takes precedence (cuda.h)");
+    wbt::initDriver();
+    for (const CUcoredumpSettings which : {CU_COREDUMP_ENABLE_ON_EXCEPTION, CU_COREDUMP_ENABLE_USER_TRIGGER}) {
+      CAPTURE(static_cast<int>(which));
+      size_t size = 0;  // asked with value NULL: the size the driver expects
+      REQUIRE(cuCoredumpGetAttributeGlobal(which, nullptr, &size) == CUDA_SUCCESS);
+      REQUIRE(size > 0);
+      std::vector<unsigned char> value(size, 0xFF);
+      REQUIRE(cuCoredumpGetAttributeGlobal(which, value.data(), &size) == CUDA_SUCCESS);
+      CHECK(std::all_of(value.begin(), value.end(), [](unsigned char b) { return b == 0; }));
+    }
+#endif
+  }
+}
 
 TEST_SUITE("coredump-env") {
   // The CUDA-GDB manual: CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 generates "a GPU core dump when a GPU
