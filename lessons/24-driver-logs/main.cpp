@@ -75,7 +75,7 @@ struct Setup {
     CU_CHECK(cuLibraryGetKernel(&k, library, name));
     return reinterpret_cast<CUfunction>(k);
   }
-  // A child that faulted ends without cleaning up: every call would fail, and the exit takes all.
+  // Given back by each process before it ends, in the order it was taken.
   void release() {
     if (library) CU_CHECK(cuLibraryUnload(library));
     CU_CHECK(cuCtxSetCurrent(nullptr));
@@ -400,8 +400,7 @@ std::string howItEnded(const wb::ProcessEnd& end) {
   return "exit code " + std::to_string(end.code);
 }
 
-
-// The two variables that choose the device: children fault the GPU the user chose.
+// The two variables that choose the device: the children use the GPU the user chose.
 bool choosesTheDevice(const std::string& name) {
   return name == "CUDA_VISIBLE_DEVICES" || name == "CUDA_DEVICE_ORDER";
 }

@@ -63,7 +63,9 @@ long long monotonicNs() {
   return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-// The primary context of device 0, current, and a kernel of an image by name.
+// The primary context of device 0, current, and a kernel of an image by name. Nothing gives them
+// back: only the faulting children take them, and a child that faulted ends without cleaning up
+// (every call would fail, lesson 10), so its exit takes all.
 struct Setup {
   CUdevice dev = 0;
   CUcontext primary = nullptr;
@@ -81,12 +83,6 @@ struct Setup {
     CUkernel k = nullptr;
     CU_CHECK(cuLibraryGetKernel(&k, library, name));
     return reinterpret_cast<CUfunction>(k);
-  }
-  // A child that faulted ends without cleaning up: every call would fail, and the exit takes all.
-  void release() {
-    if (library) CU_CHECK(cuLibraryUnload(library));
-    CU_CHECK(cuCtxSetCurrent(nullptr));
-    CU_CHECK(cuDevicePrimaryCtxRelease(dev));
   }
 };
 
