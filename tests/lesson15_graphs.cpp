@@ -446,8 +446,7 @@ TEST_SUITE("set-params") {
     Lab lab;
     constexpr unsigned n = 1024;
     wbt::DeviceBuffer data(n * sizeof(float));
-    CU_CHECK(cuMemsetD32(data.get(), 0, n));
-    CU_CHECK(cuCtxSynchronize());
+    wbt::setWords(data.get(), 0, n);
     Stream s;
     Graph g = captured(s.get(), [&](CUstream cs) { launchAxpb(lab, data.get(), n, 1.0f, 1.0f, cs); });
     const std::vector<CUgraphNode> nodes = nodesOf(g.get());
@@ -669,8 +668,7 @@ TEST_SUITE("conditional") {
     for (unsigned value : {0u, 1u}) {
       CAPTURE(value);
       wbt::DeviceBuffer counter(sizeof(unsigned));
-      CU_CHECK(cuMemsetD32(counter.get(), 0, 1));
-      CU_CHECK(cuCtxSynchronize());
+      wbt::setWords(counter.get(), 0, 1);
       Graph g = Graph::created();
       CUgraphConditionalHandle condition = 0;
       REQUIRE(cuGraphConditionalHandleCreate(&condition, g.get(), lab.ctx(), value, CU_GRAPH_COND_ASSIGN_DEFAULT) ==

@@ -292,8 +292,7 @@ TEST_CASE("child: an importer opens the parent's IPC handle" * doctest::skip(!wb
   CUdeviceptr shared = 0;
   REQUIRE(cuIpcOpenMemHandle(&shared, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) == CUDA_SUCCESS);
   const size_t right = wordsOfPattern(shared, static_cast<size_t>(offer.v[0]) / 4, static_cast<uint32_t>(offer.v[1]));
-  CU_CHECK(cuMemsetD32(shared, kMark, 1));
-  CU_CHECK(cuCtxSynchronize());
+  wbt::setWords(shared, kMark, 1);
   REQUIRE(cuIpcCloseMemHandle(shared) == CUDA_SUCCESS);
   tell(parent, note("closed", static_cast<int64_t>(right)));
 }
@@ -389,8 +388,7 @@ TEST_CASE("child: a producer writes behind a gate and records an interprocess ev
   REQUIRE(cuEventCreate(&produced, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS);
   Shared shared(lab.dev(), 4u << 20);
   const size_t words = shared.mapping->size() / 4;
-  CU_CHECK(cuMemsetD32(shared.mapping->get(), kStale, words));
-  CU_CHECK(cuCtxSynchronize());
+  wbt::setWords(shared.mapping->get(), kStale, words);
   tell(parent, note("ready"));
   await(parent, "produce");
   wb::Gate::Outcome seen = wb::Gate::TimedOut;

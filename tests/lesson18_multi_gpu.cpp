@@ -173,8 +173,7 @@ std::vector<float> fillThenCopy(const TwoLab& lab, unsigned n, float value) {
   Buffer src(lab.ctx0(), bytes), dst(lab.ctx1(), bytes);
   {
     wbt::Pushed current(lab.ctx1());
-    CU_CHECK(cuMemsetD32(dst.get(), 0, n));
-    CU_CHECK(cuCtxSynchronize());
+    wbt::setWords(dst.get(), 0, n);
   }
   wbt::Pushed current(lab.ctx0());
   CUstream s = nullptr;
@@ -361,8 +360,7 @@ void childAccess(int runOn) {
   {
     wbt::Pushed current(there);
     CU_CHECK(cuMemAlloc(&elsewhere, size_t{n} * sizeof(float)));
-    CU_CHECK(cuMemsetD32(elsewhere, 0, n));
-    CU_CHECK(cuCtxSynchronize());
+    wbt::setWords(elsewhere, 0, n);
   }
   if (std::getenv("WORKBOOK_ENABLE_OTHER_WAY")) {
     wbt::Pushed current(there);
@@ -463,16 +461,14 @@ TEST_SUITE("bandwidth") {
     const size_t bytes = 256u << 20;
     const unsigned word = 0xA5C3E1F0u;
     Buffer src(lab.ctx0(), bytes), dst(lab.ctx1(), bytes);
-    CU_CHECK(cuMemsetD32(src.get(), word, bytes / 4));  // device 0's context is current
-    CU_CHECK(cuCtxSynchronize());
+    wbt::setWords(src.get(), word, bytes / 4);  // device 0's context is current
     // Whether the first and last 4 KiB of dst hold word; then dst is cleared for the next way.
     const auto arrivedAndCleared = [&] {
       const size_t n = 1024;
       const std::vector<unsigned> head = readBack<unsigned>(lab.ctx1(), dst.get(), n),
                                   tail = readBack<unsigned>(lab.ctx1(), dst.get() + bytes - n * 4, n);
       wbt::Pushed current(lab.ctx1());
-      CU_CHECK(cuMemsetD32(dst.get(), 0, bytes / 4));
-      CU_CHECK(cuCtxSynchronize());
+      wbt::setWords(dst.get(), 0, bytes / 4);
       return std::count(head.begin(), head.end(), word) + std::count(tail.begin(), tail.end(), word) ==
              static_cast<std::ptrdiff_t>(2 * n);
     };

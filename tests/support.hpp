@@ -168,9 +168,9 @@ class DeviceBuffer {
   size_t bytes_;
 };
 
-// Memory set before a test's own streams use it: cuMemsetD8/D32 run in the legacy stream and may
-// return before they land, and a non-blocking stream does not wait for the legacy stream, so each
-// waits for the context before it returns.
+// Memory set, and landed: cuMemsetD8/D32 run in the legacy stream and may return before they land,
+// and what reads the memory next (a non-blocking stream, which does not wait for the legacy stream;
+// another process; another device) sees the bytes only once the context has been waited for.
 inline void setBytes(CUdeviceptr at, unsigned char value, size_t bytes) {
   CU_CHECK(cuMemsetD8(at, value, bytes));
   CU_CHECK(cuCtxSynchronize());

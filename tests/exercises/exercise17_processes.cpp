@@ -408,8 +408,7 @@ EXERCISE("event-handoff", "A consumer ordered after another process's producer b
     for (CUevent& e : events) REQUIRE(cuEventCreate(&e, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS);
     const size_t bytes = 4u << 20, words = bytes / 4;
     wbt::DeviceBuffer buffer(bytes);
-    CU_CHECK(cuMemsetD32(buffer.get(), kStale, words));
-    CU_CHECK(cuCtxSynchronize());
+    wbt::setWords(buffer.get(), kStale, words);
     Note spares = note("spares");
     CUipcEventHandle spare[2] = {};
     REQUIRE(cuIpcGetEventHandle(&spare[0], events[1]) == CUDA_SUCCESS);

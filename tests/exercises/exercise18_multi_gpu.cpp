@@ -194,8 +194,7 @@ class Stream {
 
 void setBytes(CUcontext ctx, CUdeviceptr p, unsigned char value, size_t bytes) {
   wbt::Pushed current(ctx);
-  CU_CHECK(cuMemsetD8(p, value, bytes));
-  CU_CHECK(cuCtxSynchronize());
+  wbt::setBytes(p, value, bytes);
 }
 
 std::vector<unsigned char> bytesAt(CUcontext ctx, CUdeviceptr p, size_t bytes) {

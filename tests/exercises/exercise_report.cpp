@@ -260,7 +260,7 @@ int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, co
   fs::remove_all(dir, ec);
 
   // Each variant's check runs in a process of its own. Many wait for something (a gate's deadline
-  // that only a wrong variant meets, children that fault): kWorkers run at once, and the lines are
+  // that only a wrong variant meets, children that fault): four run at once, and the lines are
   // printed in the variants' order afterwards. Checks that measure free memory or time run one at
   // a time (--one-at-a-time), in a ctest test that has the GPU to itself.
   struct Run {
