@@ -65,6 +65,14 @@ const EnvVariable* findEnvVariable(const std::string& name) {
   return nullptr;
 }
 
+std::vector<std::string> variablesButDeviceChoice() {
+  std::vector<std::string> names;
+  for (const auto& v : cudaEnvironmentVariables())
+    if (std::string(v.name) != "CUDA_VISIBLE_DEVICES" && std::string(v.name) != "CUDA_DEVICE_ORDER")
+      names.emplace_back(v.name);
+  return names;
+}
+
 std::string activeValue(const EnvVariable& variable) {
   const char* value = std::getenv(variable.name);
   if (!value) return "";

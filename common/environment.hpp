@@ -59,6 +59,11 @@ struct EnvVariable {
 const std::vector<EnvVariable>& cudaEnvironmentVariables();
 const EnvVariable* findEnvVariable(const std::string& name);
 
+// Every variable's name but the two that choose the device (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER):
+// what a lesson's child process runs without, so that it meets no setting of the user's shell and
+// uses the GPU the user chose.
+std::vector<std::string> variablesButDeviceChoice();
+
 // The value of name when it is set to something other than its documented default, else "".
 std::string activeValue(const EnvVariable& variable);
 

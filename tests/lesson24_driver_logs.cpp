@@ -9,7 +9,6 @@
 #include "support.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -40,10 +39,7 @@ const wb::ProcessEnd& child(const std::string& what) {
   const std::lock_guard<std::mutex> lock(mutex);
   if (!runs.count(what)) {
     const std::vector<std::string> argv{WORKBOOK_LESSON_PROGRAM, "--child", what};
-    std::vector<std::string> removed;
-    for (const wb::EnvVariable& v : wb::cudaEnvironmentVariables())
-      if (std::strcmp(v.name, "CUDA_VISIBLE_DEVICES") != 0 && std::strcmp(v.name, "CUDA_DEVICE_ORDER") != 0)
-        removed.emplace_back(v.name);
+    const std::vector<std::string> removed = wb::variablesButDeviceChoice();
     const std::optional<wb::ProcessEnd> recorded = wb::recordedRun(argv, removed);
     runs[what] = recorded ? *recorded : wb::runProcess(argv, removed, kLimitSeconds);
   }

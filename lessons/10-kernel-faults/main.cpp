@@ -190,19 +190,12 @@ int childJob(unsigned first, int poison) {
 }
 //! [job-worker]
 
-// The two variables that choose the device: a child faults the GPU the user chose.
-bool choosesTheDevice(const std::string& name) { return name == "CUDA_VISIBLE_DEVICES" || name == "CUDA_DEVICE_ORDER"; }
-
 // What every child runs without: each CUDA variable of common/environment.cpp's table but the two
-// that choose the device, whatever the user's shell sets. Each step then shows the documented
-// default its page explains (step 4 sets CUDA_LAUNCH_BLOCKING=1 itself, for one child), and a fault
-// meets no setting the course has not tried with faults (the page's pitfalls say why that matters).
-std::vector<std::string> controlledVariables() {
-  std::vector<std::string> names;
-  for (const wb::EnvVariable& v : wb::cudaEnvironmentVariables())
-    if (!choosesTheDevice(v.name)) names.emplace_back(v.name);
-  return names;
-}
+// that choose the device, whatever the user's shell sets, so that a child faults the GPU the user
+// chose. Each step then shows the documented default its page explains (step 4 sets
+// CUDA_LAUNCH_BLOCKING=1 itself, for one child), and a fault meets no setting the course has not
+// tried with faults (the page's pitfalls say why that matters).
+std::vector<std::string> controlledVariables() { return wb::variablesButDeviceChoice(); }
 
 // What the program says at the top for each of them that is set: three with their own reason.
 std::vector<wb::EnvUse> environmentUses() {

@@ -400,19 +400,9 @@ std::string howItEnded(const wb::ProcessEnd& end) {
   return "exit code " + std::to_string(end.code);
 }
 
-// The two variables that choose the device: the children use the GPU the user chose.
-bool choosesTheDevice(const std::string& name) {
-  return name == "CUDA_VISIBLE_DEVICES" || name == "CUDA_DEVICE_ORDER";
-}
-
 // What every child runs without: each CUDA variable of common/environment.cpp's table but the two
 // that choose the device. Each child sets what its step shows, and nothing else changes it.
-std::vector<std::string> controlledVariables() {
-  std::vector<std::string> names;
-  for (const wb::EnvVariable& v : wb::cudaEnvironmentVariables())
-    if (!choosesTheDevice(v.name)) names.emplace_back(v.name);
-  return names;
-}
+std::vector<std::string> controlledVariables() { return wb::variablesButDeviceChoice(); }
 
 std::vector<wb::EnvUse> environmentUses() {
   std::vector<wb::EnvUse> uses = {
