@@ -57,32 +57,6 @@ std::string coredumpFile(bool global) {
   return std::string(value.data(), strnlen(value.data(), value.size()));
 }
 
-// The global settings the exercise changes, put back at scope exit.
-class GlobalSettingsKept {
- public:
-  GlobalSettingsKept()
-      : enable_(coredumpNumber(true, CU_COREDUMP_ENABLE_ON_EXCEPTION)),
-        flags_(coredumpNumber(true, CU_COREDUMP_GENERATION_FLAGS)),
-        file_(coredumpFile(true)) {}
-  ~GlobalSettingsKept() {
-    put(CU_COREDUMP_GENERATION_FLAGS, flags_);
-    std::vector<char> file(file_.begin(), file_.end());
-    file.push_back('\0');
-    size_t size = file.size();
-    cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, file.data(), &size);
-    put(CU_COREDUMP_ENABLE_ON_EXCEPTION, enable_);
-  }
-
- private:
-  static void put(CUcoredumpSettings which, long long value) {
-    size_t size = 0;
-    if (cuCoredumpGetAttributeGlobal(which, nullptr, &size) != CUDA_SUCCESS || size > sizeof value) return;
-    cuCoredumpSetAttributeGlobal(which, &value, &size);  // the low bytes, on a little-endian machine
-  }
-  long long enable_, flags_;
-  std::string file_;
-};
-
 // A number attribute set in the global settings (or the current context's), in as many bytes as the
 // driver expects for it (asked with value NULL).
 void putNumber(bool global, CUcoredumpSettings which, long long value) {
@@ -132,32 +106,38 @@ Settings asSettings(const ex25::DumpSettings& s) {
   return {s.onException ? 1 : 0, static_cast<long long>(s.flags), s.file};
 }
 
-// A context's own settings, put back at scope exit (the caller's context, which a wrong answer may
-// change in place of the one it was given).
-class ContextSettingsKept {
+// One scope's settings (the global ones, or a context's own) as they were made, put back at scope
+// exit: the settings are the process's, and the checks that follow start from them. Nothing here may
+// throw, so a setting the driver refuses to take back is left as it is.
+class SettingsKept {
  public:
-  explicit ContextSettingsKept(CUcontext ctx) : ctx_(ctx), kept_(settingsOf(ctx)) {}
-  ~ContextSettingsKept() {
-    if (cuCtxPushCurrent(ctx_) != CUDA_SUCCESS) return;
+  SettingsKept() : kept_(globalSettings()) {}
+  // A context's own: the caller's, which a wrong answer may change in place of the one it was given.
+  explicit SettingsKept(CUcontext ctx) : ctx_(ctx), kept_(settingsOf(ctx)) {}
+  ~SettingsKept() {
+    if (ctx_ && cuCtxPushCurrent(ctx_) != CUDA_SUCCESS) return;
+    const bool global = ctx_ == nullptr;
+    const auto get = global ? cuCoredumpGetAttributeGlobal : cuCoredumpGetAttribute;
+    const auto set = global ? cuCoredumpSetAttributeGlobal : cuCoredumpSetAttribute;
+    const auto put = [&](CUcoredumpSettings which, long long value) {
+      size_t size = 0;
+      if (get(which, nullptr, &size) == CUDA_SUCCESS && size <= sizeof value)
+        set(which, &value, &size);  // the low bytes, on a little-endian machine
+    };
     put(CU_COREDUMP_GENERATION_FLAGS, kept_.flags);
     std::vector<char> file(kept_.file.begin(), kept_.file.end());
     file.push_back('\0');
     size_t size = file.size();
-    cuCoredumpSetAttribute(CU_COREDUMP_FILE, file.data(), &size);
+    set(CU_COREDUMP_FILE, file.data(), &size);
     put(CU_COREDUMP_ENABLE_ON_EXCEPTION, kept_.enable);
     CUcontext popped = nullptr;
-    cuCtxPopCurrent(&popped);
+    if (ctx_) cuCtxPopCurrent(&popped);
   }
-  ContextSettingsKept(const ContextSettingsKept&) = delete;
-  ContextSettingsKept& operator=(const ContextSettingsKept&) = delete;
+  SettingsKept(const SettingsKept&) = delete;
+  SettingsKept& operator=(const SettingsKept&) = delete;
 
  private:
-  static void put(CUcoredumpSettings which, long long value) {
-    size_t size = 0;
-    if (cuCoredumpGetAttribute(which, nullptr, &size) != CUDA_SUCCESS || size > sizeof value) return;
-    cuCoredumpSetAttribute(which, &value, &size);
-  }
-  CUcontext ctx_;
+  CUcontext ctx_ = nullptr;
   Settings kept_;
 };
 
@@ -206,7 +186,7 @@ EXERCISE("crash-capture", "A process set up to leave a lightweight GPU core dump
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;
-    GlobalSettingsKept kept;
+    SettingsKept kept;
     const long long ownEnable = coredumpNumber(false, CU_COREDUMP_ENABLE_ON_EXCEPTION);
     const std::string ownFile = coredumpFile(false);
     const long perContextBefore = wbx::calls("cuCoredumpSetAttribute");
@@ -232,7 +212,7 @@ EXERCISE("crash-capture", "A process set up to leave a lightweight GPU core dump
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;
-    GlobalSettingsKept kept;
+    SettingsKept kept;
     for (unsigned nth = 1; nth <= 3; ++nth) {
       bool threw = false, fired = false;
       {
@@ -266,8 +246,8 @@ EXERCISE("context-dump", "A dump file of its own for one job's context",
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;  // the caller's own context, current
-    ContextSettingsKept callersKept(ctx.primary.get());
-    GlobalSettingsKept kept;
+    SettingsKept callersKept(ctx.primary.get());
+    SettingsKept kept;
     Job a, b;
     const std::string pathA = "/tmp/exercise25-job-a.nvcudmp", pathB = "/tmp/exercise25-job-b.nvcudmp";
     const Settings callers = settingsOf(ctx.primary.get()), global = globalSettings();
@@ -308,8 +288,8 @@ EXERCISE("context-dump", "A dump file of its own for one job's context",
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;
-    ContextSettingsKept callersKept(ctx.primary.get());
-    GlobalSettingsKept kept;
+    SettingsKept callersKept(ctx.primary.get());
+    SettingsKept kept;
     Job a;
     const std::vector<CUcontext> stack = wbx::contextStack();
     for (unsigned nth = 1; nth <= 3; ++nth) {
@@ -357,8 +337,8 @@ EXERCISE("context-dump", "A dump file of its own for one job's context",
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;
-    ContextSettingsKept callersKept(ctx.primary.get());
-    GlobalSettingsKept kept;
+    SettingsKept callersKept(ctx.primary.get());
+    SettingsKept kept;
     Job a;
     const std::vector<CUcontext> stack = wbx::contextStack();
     const long before = callsThatTouch();
@@ -394,7 +374,7 @@ EXERCISE("dump-settings", "Where a context's dump would go, read back",
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;  // the caller's own context, current
-    GlobalSettingsKept kept;
+    SettingsKept kept;
     Job c;
     // A job's folder that makes its path long: nine folders of 70 characters in a scratch folder.
     wb::ScratchDir scratch;
