@@ -7,6 +7,7 @@
 # of its run arguments ends in .csv) is copied beside them. Paths of this machine's build and
 # checkout are written as build/ and ./, so no recording names the machine it ran on. The site
 # includes these files, split at each lesson's step marks: never edit them by hand.
+# WORKBOOK_RECORD_ONLY (environment, a regex of lesson numbers such as "06|12") records only those.
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   OUTPUT_VARIABLE gpus RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
@@ -34,6 +35,9 @@ foreach(line IN LISTS lines)
   string(REGEX MATCH "lesson([0-9][0-9])" _ "${program}")
   set(nn "${CMAKE_MATCH_1}")
   get_filename_component(name "${program}" NAME)
+  if(NOT "$ENV{WORKBOOK_RECORD_ONLY}" STREQUAL "" AND NOT nn MATCHES "^($ENV{WORKBOOK_RECORD_ONLY})$")
+    continue()
+  endif()
   # A figure's table comes from this run or from none: an earlier run's CSV, in the build or in
   # OUT_DIR, must not be copied beside this recording (lesson 18 measures only on two GPUs).
   foreach(arg IN LISTS fields)

@@ -2,7 +2,7 @@
 #   <name>.fatbin           machine code for each of WORKBOOK_CUDA_ARCHS plus PTX of the highest,
 #                           which the driver compiles for GPUs newer than the list
 #   <name>.sm_<XY>.cubin    one architecture's machine code only (lesson 06 loads the device's own
-#                           and a foreign one)
+#                           and a foreign one); vector_ops also for WORKBOOK_OTHER_ARCH, below
 #   <name>.ptx              PTX of the lowest architecture, which the driver JIT-compiles at load
 # in WORKBOOK_KERNEL_DIR. Programs find them through an absolute path baked in at build time, which
 # the environment variable CUDA_WORKBOOK_KERNEL_DIR overrides (see common/workbook.hpp).
@@ -19,6 +19,30 @@ list(SORT WORKBOOK_CUDA_ARCHS COMPARE NATURAL)
 list(GET WORKBOOK_CUDA_ARCHS 0 WORKBOOK_LOWEST_ARCH)
 list(GET WORKBOOK_CUDA_ARCHS -1 WORKBOOK_HIGHEST_ARCH)
 set(WORKBOOK_NVCC_FLAGS -std=c++17 -O3 -lineinfo)
+
+# Lessons 06 and 12 and exercise 12 load a cubin that the device cannot run: one of another major
+# version. A learner's build names one architecture (README step 2), so when every listed
+# architecture has the same major version, vector_ops gets one more cubin of another major version
+# (sm_75, or sm_90 where the list is all 7.x): a few KiB, whatever WORKBOOK_CUDA_ARCHS says.
+set(_wb_majors "")
+foreach(arch IN LISTS WORKBOOK_CUDA_ARCHS)
+  string(REGEX MATCH "^[0-9]+" number "${arch}")
+  math(EXPR major "${number} / 10")
+  list(APPEND _wb_majors ${major})
+endforeach()
+list(REMOVE_DUPLICATES _wb_majors)
+list(LENGTH _wb_majors _wb_major_count)
+set(WORKBOOK_OTHER_ARCH "")
+if(_wb_major_count EQUAL 1)
+  if(_wb_majors STREQUAL "7")
+    set(WORKBOOK_OTHER_ARCH 90)
+  else()
+    set(WORKBOOK_OTHER_ARCH 75)
+  endif()
+endif()
+# Every architecture with a vector_ops cubin: the built ones and the other one.
+set(WORKBOOK_CUBIN_ARCHS ${WORKBOOK_CUDA_ARCHS} ${WORKBOOK_OTHER_ARCH})
+list(SORT WORKBOOK_CUBIN_ARCHS COMPARE NATURAL)
 
 add_custom_target(kernel-images ALL COMMENT "Kernel images are in ${WORKBOOK_KERNEL_DIR}")
 
@@ -43,7 +67,11 @@ function(workbook_add_kernel name)
     COMMAND "${CUDAToolkit_NVCC_EXECUTABLE}" ${WORKBOOK_NVCC_FLAGS} -ptx
             -arch=compute_${WORKBOOK_LOWEST_ARCH} -o "${dir}/${name}.ptx" "${src}"
     DEPENDS "${src}" COMMENT "nvcc: ${name}.ptx (compute_${WORKBOOK_LOWEST_ARCH})" VERBATIM)
-  foreach(arch IN LISTS WORKBOOK_CUDA_ARCHS)
+  set(cubin_archs ${WORKBOOK_CUDA_ARCHS})
+  if(name STREQUAL "vector_ops")
+    set(cubin_archs ${WORKBOOK_CUBIN_ARCHS})
+  endif()
+  foreach(arch IN LISTS cubin_archs)
     set(cubin "${dir}/${name}.sm_${arch}.cubin")
     list(APPEND outputs "${cubin}")
     add_custom_command(OUTPUT "${cubin}"

@@ -14,10 +14,11 @@ std::string kernelDir() {
 
 std::string kernelImage(const std::string& file) { return kernelDir() + "/" + file; }
 
-std::vector<unsigned> builtArchitectures() {
-  // WORKBOOK_CUDA_ARCHS is the CMake list, sorted, with commas for semicolons ("75,80,86").
+namespace {
+
+// A CMake list of architectures, sorted, with commas for semicolons ("75,80,86").
+std::vector<unsigned> architectures(const std::string& list) {
   std::vector<unsigned> archs;
-  const std::string list = WORKBOOK_CUDA_ARCHS;
   for (size_t at = 0; at < list.size();) {
     const size_t end = std::min(list.find(',', at), list.size());
     archs.push_back(static_cast<unsigned>(std::stoul(list.substr(at, end - at))));
@@ -25,6 +26,12 @@ std::vector<unsigned> builtArchitectures() {
   }
   return archs;
 }
+
+}  // namespace
+
+std::vector<unsigned> builtArchitectures() { return architectures(WORKBOOK_CUDA_ARCHS); }
+
+std::vector<unsigned> cubinArchitectures() { return architectures(WORKBOOK_CUBIN_ARCHS); }
 
 std::string imageToolkitVersion() { return WORKBOOK_TOOLKIT_VERSION; }
 

@@ -16,6 +16,10 @@ std::string kernelDir();
 std::string kernelImage(const std::string& file);
 // The architectures built into the images (WORKBOOK_CUDA_ARCHS), lowest first: {75, 80, ..., 90}.
 std::vector<unsigned> builtArchitectures();
+// The architectures with a vector_ops cubin, lowest first: the built ones and, where those share one
+// major version (a build for one GPU), one of another major version (WORKBOOK_OTHER_ARCH), so that
+// lessons 06 and 12 always have a cubin this device cannot run.
+std::vector<unsigned> cubinArchitectures();
 // The version of the CUDA toolkit whose nvcc built the images, "13.0.88".
 std::string imageToolkitVersion();
 

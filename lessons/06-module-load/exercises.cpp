@@ -1,4 +1,4 @@
-// Lesson 06's exercises. Replace each body with your solution, then run ctest -R exercise06.
+// Lesson 06's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-06
 #include "exercises.hpp"
 #include "exercise.hpp"
 

@@ -175,8 +175,8 @@ void loadErrors(CUdevice dev) {
   int major = 0;
   CU_CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
   // A cubin for sm_XY runs on devices of major X and minor Y or later, never on another major.
-  std::string foreign;  // a built architecture of another major version than this device's
-  for (unsigned arch : wb::builtArchitectures())
+  std::string foreign;  // a cubin of another major version than this device's (every build has one)
+  for (unsigned arch : wb::cubinArchitectures())
     if (arch / 10 != static_cast<unsigned>(major)) foreign = std::to_string(arch);
   if (!foreign.empty()) {
     rc = cuModuleLoad(&module, wb::verifiedImagePath("vector_ops.sm_" + foreign + ".cubin").c_str());

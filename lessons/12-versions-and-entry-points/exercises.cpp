@@ -1,4 +1,4 @@
-// Lesson 12's exercises. Replace each body with your solution, then run ctest -R exercise12.
+// Lesson 12's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-12
 #include "exercises.hpp"
 #include "exercise.hpp"
 

@@ -371,7 +371,7 @@ void imagesAgainstDevice(CUdevice dev) {
   CU_CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
   CU_CHECK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
   CUmodule module = nullptr;
-  for (unsigned arch : wb::builtArchitectures())
+  for (unsigned arch : wb::cubinArchitectures())
     if (arch / 10 != static_cast<unsigned>(major)) {
       const std::string cubin = wb::verifiedImagePath("vector_ops.sm_" + std::to_string(arch) + ".cubin");
       const CUresult rc = cuModuleLoad(&module, cubin.c_str());

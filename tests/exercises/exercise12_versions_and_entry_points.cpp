@@ -95,14 +95,15 @@ unsigned deviceArch(CUdevice dev) {
 // above its own ("" when the build has none).
 std::string ownCubin(unsigned arch) {
   std::string found;
-  for (unsigned built : wb::builtArchitectures())
+  for (unsigned built : wb::cubinArchitectures())
     if (built / 10 == arch / 10 && built <= arch) found = "vector_ops.sm_" + std::to_string(built) + ".cubin";
   return found;
 }
 
-// A built cubin of another major version, which such a device cannot run.
+// A cubin of another major version, which such a device cannot run (every build has one: a build for
+// one architecture gets one more, WORKBOOK_OTHER_ARCH).
 std::string foreignCubin(unsigned arch) {
-  for (unsigned built : wb::builtArchitectures())
+  for (unsigned built : wb::cubinArchitectures())
     if (built / 10 != arch / 10) return "vector_ops.sm_" + std::to_string(built) + ".cubin";
   return "";
 }
@@ -176,7 +177,7 @@ void runLoadChild(const std::string& testCase, bool jitForbidden) {
   const unsigned arch = deviceArch(wbt::device(0));
   if (ownCubin(arch).empty() || foreignCubin(arch).empty())
     throw wbx::Skipped("the build has no cubin for this device's architecture sm_" + std::to_string(arch) +
-                       " (or none for another): see WORKBOOK_CUDA_ARCHS");
+                       ": configure with -DWORKBOOK_CUDA_ARCHS=" + std::to_string(arch) + " (README step 2)");
   wb::ScratchDir dir;
   const wbx::ChildResult child = runChild(testCase, jitSettings(dir.path() + "/cache", jitForbidden));
   const std::string output = child.output;
