@@ -1,4 +1,4 @@
-// Lesson 00's exercises. Replace each body with your solution, then run ctest -R exercise00.
+// Lesson 00's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-00
 #include "exercises.hpp"
 #include "exercise.hpp"
 

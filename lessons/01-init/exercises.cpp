@@ -1,4 +1,4 @@
-// Lesson 01's exercises. Replace each body with your solution, then run ctest -R exercise01.
+// Lesson 01's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-01
 #include "exercises.hpp"
 #include "exercise.hpp"
 

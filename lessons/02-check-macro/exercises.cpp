@@ -1,4 +1,4 @@
-// Lesson 02's exercises. Replace each body with your solution, then run ctest -R exercise02.
+// Lesson 02's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-02
 #include "exercises.hpp"
 #include "exercise.hpp"
 

@@ -1,4 +1,4 @@
-// Lesson 03's exercises. Replace each body with your solution, then run ctest -R exercise03.
+// Lesson 03's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-03
 #include "exercises.hpp"
 #include "exercise.hpp"
 

@@ -1,4 +1,4 @@
-// Lesson 04's exercises. Replace each body with your solution, then run ctest -R exercise04.
+// Lesson 04's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-04
 #include "exercises.hpp"
 #include "exercise.hpp"
 

@@ -1,4 +1,4 @@
-// Lesson 05's exercises. Replace each body with your solution, then run ctest -R exercise05.
+// Lesson 05's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-05
 #include "exercises.hpp"
 #include "exercise.hpp"
 

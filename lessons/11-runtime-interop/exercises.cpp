@@ -1,4 +1,4 @@
-// Lesson 11's exercises. Replace each body with your solution, then run ctest -R exercise11.
+// Lesson 11's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-11
 // The CUDA runtime is linked here, as in the lesson: your solutions may call it.
 #include "exercises.hpp"
 #include "exercise.hpp"

@@ -1,4 +1,4 @@
-// Lesson 13's exercises. Replace each body with your solution, then run ctest -R exercise13.
+// Lesson 13's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-13
 #include "exercises.hpp"
 #include "exercise.hpp"
 

@@ -1,4 +1,4 @@
-// Lesson 14's exercises. Replace each body with your solution, then run ctest -R exercise14.
+// Lesson 14's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-14
 #include "exercises.hpp"
 #include "exercise.hpp"
 

@@ -1,4 +1,4 @@
-// Lesson 16's exercises. Replace each body with your solution, then run ctest -R exercise16.
+// Lesson 16's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-16
 #include "exercises.hpp"
 #include "exercise.hpp"
 

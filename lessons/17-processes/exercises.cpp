@@ -1,4 +1,4 @@
-// Lesson 17's exercises. Replace each body with your solution, then run ctest -R exercise17.
+// Lesson 17's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-17
 #include "exercises.hpp"
 #include "exercise.hpp"
 

@@ -1,4 +1,4 @@
-// Lesson 19's exercises. Replace each body with your solution, then run ctest -R exercise19.
+// Lesson 19's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-19
 // NVRTC's header is nvrtc.h; the program, its checks and these exercises link it (CUDA::nvrtc).
 
 // The starting bodies use none of their parameters yet (warnings are errors in some builds).

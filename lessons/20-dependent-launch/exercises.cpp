@@ -1,4 +1,4 @@
-// Lesson 20's exercises. Replace each body with your solution, then run ctest -R exercise20.
+// Lesson 20's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-20
 
 // The starting bodies use none of their parameters yet (warnings are errors in some builds).
 #pragma GCC diagnostic ignored "-Wunused-parameter"

@@ -1,4 +1,4 @@
-// Lesson 21's exercises. Replace each body with your solution, then run ctest -R exercise21.
+// Lesson 21's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-21
 #include "exercises.hpp"
 #include "exercise.hpp"
 

@@ -1,4 +1,4 @@
-// Lesson 22's exercises. Replace each body with your solution, then run ctest -R exercise22.
+// Lesson 22's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-22
 #include "exercises.hpp"
 #include "exercise.hpp"
 

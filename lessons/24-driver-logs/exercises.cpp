@@ -1,4 +1,4 @@
-// Lesson 24's exercises. Replace each body with your solution, then run ctest -R exercise24.
+// Lesson 24's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-24
 
 // The starting bodies use none of their parameters and members yet (warnings are errors in some
 // builds; Clang's warning about a private member must be silenced before the class is declared).

@@ -1,4 +1,4 @@
-// Lesson 26's exercises. Replace each body with your solution, then run ctest -R exercise26.
+// Lesson 26's exercises. Replace each body with your solution, then run: cmake --build build --target exercises-26
 #include "exercises.hpp"
 #include "exercise.hpp"
 

@@ -158,8 +158,13 @@ int lint(const fs::path& source, const std::vector<std::string>& lessons) {
     for (const auto& p : found) problems.push_back(folder + ": " + p);
     if (tasks.size() < 2) problems.push_back(folder + ": " + std::to_string(tasks.size()) + " exercises; a lesson has at least two");
     std::string why;
-    if (!wbx::isStartingFile(readFile(learner), why))
+    const std::string learnerText = readFile(learner);
+    if (!wbx::isStartingFile(learnerText, why))
       problems.push_back(folder + ": exercises.cpp is not a starting file (" + why + ")");
+    // The course has one exercise command (README, every page, the runner): the file's first line too.
+    const std::string command = "cmake --build build --target exercises-" + nn;
+    if (learnerText.substr(0, learnerText.find('\n')).find(command) == std::string::npos)
+      problems.push_back(folder + ": exercises.cpp's first line does not say the exercise command, " + command);
     std::map<std::string, wbx::CheckText> byName;
     for (const auto& c : checks) byName[c.name] = c;
     for (const auto& t : tasks) {
