@@ -64,6 +64,31 @@ void record(const std::string& path, const ProcessEnd& end) {
   std::rename(partial.c_str(), path.c_str());
 }
 
+// Where WORKBOOK_CHILD_ENVIRONMENTS names a file, every child started appends one line to it: its
+// arguments, then, tab-separated, each CUDA_ variable it inherits ("NAME=value"; not those its
+// parent set for it on purpose). The environment check (tests/environment_check.cpp) reads it to
+// see that a lesson's children run without the variables the lesson says they run without. One
+// write per line, in append mode, so children started by several threads at once do not mix lines.
+void noteEnvironment(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                     const std::vector<std::string>& envText) {
+  const char* file = std::getenv("WORKBOOK_CHILD_ENVIRONMENTS");
+  if (!file || !*file) return;
+  std::string line;
+  for (const std::string& a : argv) line += (line.empty() ? "" : " ") + a;
+  for (const std::string& e : envText) {
+    const std::string name = e.substr(0, e.find('='));
+    bool set = false;
+    for (const std::string& change : env) set = set || change.substr(0, change.find('=')) == name;
+    if (name.compare(0, 5, "CUDA_") == 0 && !set) line += "\t" + e;
+  }
+  line += "\n";
+  const int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;  // the check then finds no line for this child and says so
+  const ssize_t written = write(fd, line.data(), line.size());
+  (void)written;
+  close(fd);
+}
+
 }  // namespace
 
 std::optional<ProcessEnd> recordedRun(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
@@ -87,6 +112,7 @@ ProcessEnd runProcess(const std::vector<std::string>& argv, const std::vector<st
   args.push_back(nullptr);
   for (auto& e : envText) envp.push_back(e.data());
   envp.push_back(nullptr);
+  noteEnvironment(argv, env, envText);
 
   // Close-on-exec, so a child started by another thread at the same moment does not inherit this
   // pipe and hold it open (which would delay this reader's end of file until that child ends).

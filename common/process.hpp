@@ -34,6 +34,10 @@ ProcessEnd runProcess(const std::vector<std::string>& argv, const std::vector<st
 // time adds its whole start-up to the run.
 std::optional<ProcessEnd> recordedRun(const std::vector<std::string>& argv, const std::vector<std::string>& env);
 
+// Where the variable WORKBOOK_CHILD_ENVIRONMENTS names a file, runProcess appends to it one line per
+// child: its arguments, then a tab before each CUDA_ variable the child inherits (not those env
+// sets). The environment check reads it: a lesson's children run without what the lesson says.
+
 // The environment this process has, changed as runProcess describes: what a child would get.
 std::vector<std::string> childEnvironment(const std::vector<std::string>& env);
 

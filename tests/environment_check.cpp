@@ -6,7 +6,12 @@
 //     exit code 4 (wb::kExitEnvironment) and a message naming the variable;
 //   - two runs with every other variable set at once (JIT forced in one, JIT forbidden in the
 //     other: those two cannot be set together) must end with exit code 0, print a note for each
-//     variable the lesson Teaches or Controls, and print no "this run did not show".
+//     variable the lesson Teaches or Controls, and print no "this run did not show"; and no child
+//     the lesson started (through wb::runProcess, which notes each child's CUDA variables in the
+//     file WORKBOOK_CHILD_ENVIRONMENTS names) may run with a variable the lesson Controls, that is,
+//     says its children run without;
+//   - a run with CUDA_VISIBLE_DEVICES empty (no device) must end within seconds with exit code 2
+//     (lesson 00: 6, a finding) and a message saying the driver sees no CUDA device.
 // Variables a lesson does not declare are in those runs too: the lesson claims they change nothing
 // it shows, and its own checks (wb::expect) would stop it if one did.
 #include "environment.hpp"
@@ -14,6 +19,7 @@
 #include "scratch.hpp"
 
 #include <cstdio>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -76,8 +82,10 @@ int main(int argc, char** argv) {
     if (name == "CUDA_COREDUMP_FILE" || name == "CUDA_COREDUMP_PIPE") return scratch.path() + "/" + v.sample;
     return v.sample;
   };
-  std::set<std::string> stops, noted;
+  std::set<std::string> stops, noted, controls;
   for (const Use& u : uses) (u.how == "stops" ? stops : noted).insert(u.variable);
+  for (const Use& u : uses)
+    if (u.how == "controls") controls.insert(u.variable);
 
   int failures = 0;
   std::printf("%s declares %zu variables.\n", program.c_str(), uses.size());
@@ -97,6 +105,15 @@ int main(int argc, char** argv) {
       ++failures;
     }
   }
+  {
+    const wb::ProcessEnd end = wb::runProcess({program}, {"CUDA_VISIBLE_DEVICES="}, kStopSeconds);
+    const bool ok = (end.code == 2 || end.code == 6) && end.output.find("no CUDA device") != std::string::npos;
+    std::printf("%s  %-44s no device: %s\n", ok ? "ok     " : "FAILED ", "CUDA_VISIBLE_DEVICES=", ending(end).c_str());
+    if (!ok) {
+      std::printf("      expected exit code 2 and a message naming the missing device\n%s", lastLines(end.output).c_str());
+      ++failures;
+    }
+  }
   // Two runs: every variable the lesson does not stop under, the JIT forced in one and forbidden in the other.
   const std::set<std::string> forcing = {"CUDA_FORCE_PTX_JIT", "CUDA_FORCE_JIT"},
                               forbidding = {"CUDA_DISABLE_PTX_JIT", "CUDA_DISABLE_JIT"};
@@ -108,15 +125,26 @@ int main(int argc, char** argv) {
         env.push_back(std::string(v.name) + "=" + sampleOf(v));
         names += std::string(" ") + v.name;
       }
+    const std::string children = scratch.path() + "/children-" + std::to_string(leftOut.count("CUDA_FORCE_JIT"));
+    env.push_back("WORKBOOK_CHILD_ENVIRONMENTS=" + children);
     const wb::ProcessEnd end = wb::runProcess({program}, env, kRunSeconds);
     std::vector<std::string> problems;
+    // Each child's line: its arguments, then "\tNAME=value" per CUDA variable it started with.
+    std::ifstream started(children);
+    int childCount = 0;
+    for (std::string line; std::getline(started, line); ++childCount)
+      for (const std::string& setting : env)
+        if (controls.count(setting.substr(0, setting.find('='))) && line.find("\t" + setting) != std::string::npos)
+          problems.push_back("a child ran with " + setting + ", which the lesson says its children run without: " +
+                             line.substr(0, line.find('\t')));
     if (end.code != 0) problems.push_back(ending(end));
     if (end.output.find("this run did not show") != std::string::npos) problems.push_back("it said the run did not show what its page explains");
     for (const std::string& name : noted)
       if (!leftOut.count(name) && end.output.find("Your environment sets " + name + "=") == std::string::npos)
         problems.push_back("no note for " + name);
-    std::printf("%s  %-44s %s\n", problems.empty() ? "ok     " : "FAILED ", label,
-                problems.empty() ? "exit 0, a note for each declared variable" : "");
+    const std::string fine = "exit 0, a note for each declared variable" +
+                             (childCount ? ", " + std::to_string(childCount) + " children as declared" : std::string());
+    std::printf("%s  %-44s %s\n", problems.empty() ? "ok     " : "FAILED ", label, problems.empty() ? fine.c_str() : "");
     for (const auto& p : problems) std::printf("      %s\n", p.c_str());
     if (!problems.empty()) {
       std::printf("      set:%s\n%s", names.c_str(), lastLines(end.output, 12).c_str());

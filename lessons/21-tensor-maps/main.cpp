@@ -23,6 +23,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -660,16 +661,20 @@ int main(int argc, char** argv) {
     wb::step(1, "The driver, opened at run time");
     const int driverVersion = openDriver(driver);
     takeAll(driver);
+    // cuInit before anything else is asked: without a device the program says so, and nothing more.
+    const CUresult init = drv.cuInit(0);
+    if (wb::classifyInit(init) == wb::InitAnswer::NoDevice) {
+      const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+      throw Unusable(std::string("The driver is loaded but sees no CUDA device") +
+                     (visible ? std::string(" (CUDA_VISIBLE_DEVICES is '") + visible + "')" : "") +
+                     ".\nWhat to do: check that nvidia-smi lists a GPU and that CUDA_VISIBLE_DEVICES names it.");
+    }
+    check(init, "cuInit");
     std::printf("%zu entry points taken with cuGetProcAddress, each at the version of its PFN_ type\n",
                 sizeof(Api) / sizeof(void*));
     askAtVersions(driver, driverVersion);
     wb::step(2, "What the program needs to start");
     whatStartNeeds();
-    const CUresult init = drv.cuInit(0);
-    if (wb::classifyInit(init) == wb::InitAnswer::NoDevice)
-      throw Unusable("The driver is loaded but sees no CUDA device.\nWhat to do: check that nvidia-smi lists a GPU "
-                     "and that CUDA_VISIBLE_DEVICES names it.");
-    check(init, "cuInit");
     wb::step(3, "The runtime's way: cudaGetDriverEntryPointByVersion");
     fromRuntime();
     CUdevice dev = 0;

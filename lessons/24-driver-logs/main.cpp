@@ -484,8 +484,16 @@ void printfStep(const wb::ProcessEnd& end) {
   size_t smallFifo = 0;
   for (const std::string& line : linesOf(end.output))
     std::sscanf(line.c_str(), "  a new context, asked for %*d bytes: its FIFO holds %zu", &smallFifo);
-  wb::expect(end.code == 0 && full.count == kPrintedLines && full.beforeSync == 0 && small.beforeSync == 0,
+  wb::expect(end.code == 0 && full.count == kPrintedLines && full.beforeSync == 0,
              "every line through the default FIFO, and none before the synchronisation", howItEnded(end));
+  // The guide lists when the FIFO is flushed; a FIFO that overflowed is another matter: on driver 580
+  // some of its lines came before the synchronisation in some runs. Asserted only where none was lost.
+  if (small.count == kPrintedLines)
+    wb::expect(small.beforeSync == 0, "no line of the small FIFO before the synchronisation",
+               std::to_string(small.beforeSync) + " lines came before it");
+  else if (small.beforeSync > 0)
+    std::printf("(run 1 overflowed its FIFO, and %d of its lines came before the synchronisation: observed, not "
+                "promised either way)\n", small.beforeSync);
   // Each line puts at least its format string's 8-byte address into the FIFO: a FIFO of fewer
   // bytes than 8 per line cannot hold them all.
   if (smallFifo < static_cast<size_t>(kPrintedLines) * 8)
