@@ -1,8 +1,8 @@
 // The checks of lesson 05's exercises (lessons/05-memory/exercises.cpp). Everything here is
 // synchronous: each check calls the learner's function, then reads back what it did. A failure the
 // driver would not give on demand (a failed memset, copy or pointer query) is made by the ledger
-// (ledger.hpp); cuMemsetD2D32 and cuPointerGetAttribute, which the ledger does not stand before,
-// are interposed here.
+// (ledger.hpp); cuMemsetD2D32, cuPointerGetAttribute and cuMemGetAddressRange, which the ledger does
+// not stand before, are interposed here. Each case's name begins with the requirements it verifies.
 #include "check.hpp"
 #include "05-memory/exercises.hpp"
 
@@ -20,6 +20,7 @@ WBX_INTERPOSE(cuMemsetD2D32, (CUdeviceptr dst, size_t pitch, unsigned int value,
               (dst, pitch, value, width, height))
 WBX_INTERPOSE(cuPointerGetAttribute, (void* data, CUpointer_attribute attribute, CUdeviceptr ptr),
               (data, attribute, ptr))
+WBX_INTERPOSE(cuMemGetAddressRange, (CUdeviceptr* base, size_t* size, CUdeviceptr ptr), (base, size, ptr))
 
 namespace {
 
@@ -175,7 +176,7 @@ EXERCISE("bounded-upload", "An upload that refuses to write past the end of its 
          "no allocation (throw std::invalid_argument; do not CU_CHECK those two). The room left is "
          "size - (dst - base), a size_t; refuse with std::out_of_range when bytes > room. Never compute dst + bytes: "
          "a huge bytes wraps it round. Then CU_CHECK(cuMemcpyHtoD(dst, src, bytes)).") {
-  TEST_CASE("copies that fit land where they were aimed, in a context of the caller's own, and leave its context stack as it was") {
+  TEST_CASE("R1 R4 R6: copies that fit land where they were aimed, in a context of the caller's own, and leave its context stack as it was") {
     wbt::initDriver();
     wbt::OwnedContext own(wbt::device(0));  // current: the caller's context, not the primary one
     const size_t total = 64u << 10;
@@ -197,7 +198,7 @@ EXERCISE("bounded-upload", "An upload that refuses to write past the end of its 
     CHECK_MESSAGE(stackAfter == stackBefore, "uploadWithin changed the caller's context stack");
   }
 
-  TEST_CASE("copies that would run past the end of the allocation are refused with std::out_of_range, and no byte changes") {
+  TEST_CASE("R2: copies that would run past the end of the allocation are refused with std::out_of_range, and no byte changes") {
     Primary ctx;
     const size_t total = 64u << 10;
     wbt::DeviceBuffer buffer(total);
@@ -229,22 +230,37 @@ EXERCISE("bounded-upload", "An upload that refuses to write past the end of its 
     CHECK_MESSAGE(d.count == 0, "a refused upload wrote to the allocation: refuse before copying anything");
   }
 
-  TEST_CASE("an address in no allocation is refused with std::invalid_argument") {
+  TEST_CASE("R3: an address in no allocation is refused with std::invalid_argument, for 16 bytes and for none") {
     Primary ctx;
     const std::vector<unsigned char> source = bytePattern(64, 3);
     std::vector<unsigned char> host(4096, kSeed);
-    const std::string atZero = outcomeOf([&] { ex05::uploadWithin(0, source.data(), 16); });
-    const std::string atHost =
-        outcomeOf([&] { ex05::uploadWithin(reinterpret_cast<CUdeviceptr>(host.data()), source.data(), 16); });
-    CHECK(atZero == "std::invalid_argument");
-    CHECK_MESSAGE(atHost == "std::invalid_argument", "a pageable host address is in no allocation of the driver's");
+    for (size_t bytes : {size_t{16}, size_t{0}}) {
+      CAPTURE(bytes);
+      const std::string atZero = outcomeOf([&] { ex05::uploadWithin(0, source.data(), bytes); });
+      const std::string atHost =
+          outcomeOf([&] { ex05::uploadWithin(reinterpret_cast<CUdeviceptr>(host.data()), source.data(), bytes); });
+      CHECK_MESSAGE(atZero == "std::invalid_argument", "an address in no allocation is refused whatever the size");
+      CHECK_MESSAGE(atHost == "std::invalid_argument", "a pageable host address is in no allocation of the driver's");
+    }
     CHECK(std::all_of(host.begin(), host.end(), [](unsigned char b) { return b == kSeed; }));
   }
 
-  TEST_CASE("a copy the driver fails is thrown, not ignored") {
+  TEST_CASE("R5: a lookup or a copy the driver fails is thrown, not ignored, and a failed lookup is no 'no allocation'") {
     Primary ctx;
     wbt::DeviceBuffer buffer(4096);
     const std::vector<unsigned char> source = bytePattern(4096, 4);
+    std::string lookup;
+    bool looked = false;
+    {
+      wbx::FailCall fail("cuMemGetAddressRange", CUDA_ERROR_INVALID_CONTEXT);  // as with no current context
+      lookup = outcomeOf([&] { ex05::uploadWithin(buffer.get(), source.data(), 64); });
+      looked = fail.fired();
+    }
+    CAPTURE(lookup);
+    REQUIRE_MESSAGE(looked, "uploadWithin made no cuMemGetAddressRange call: the task asks for one");
+    CHECK_MESSAGE(lookup != "returned", "cuMemGetAddressRange failed and uploadWithin went on as if it had answered");
+    CHECK_MESSAGE(lookup != "std::invalid_argument",
+                  "CUDA_ERROR_INVALID_CONTEXT is a failure, not the answer 'dst lies in no allocation'");
     std::string outcome;
     bool fired = false;
     {
@@ -257,7 +273,7 @@ EXERCISE("bounded-upload", "An upload that refuses to write past the end of its 
     CHECK_MESSAGE(outcome != "returned", "cuMemcpyHtoD failed and uploadWithin returned as if the bytes had arrived");
   }
 
-  TEST_CASE("past 4 GiB: in an allocation of 4 GiB + 64 KiB, a 1 MiB copy near its start and a copy that ends at its end land, and one byte more is refused") {
+  TEST_CASE("R1 R2: past 4 GiB: in an allocation of 4 GiB + 64 KiB, a 1 MiB copy near its start and a copy that ends at its end land, and one byte more is refused") {
     Primary ctx;
     const size_t fourGiB = size_t{4} << 30, total = fourGiB + (64u << 10), mib = 1u << 20;
     LargeAllocation big(total);
@@ -295,7 +311,7 @@ EXERCISE("fill-elements", "Fill a buffer with a value of any element size, witho
   static const unsigned char value[16] = {0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF,
                                           0x10, 0x32, 0x54, 0x76, 0x98, 0xBA, 0xDC, 0xFE};
 
-  TEST_CASE("every element size and count: exactly count elements hold the value, and no byte around them changes") {
+  TEST_CASE("R1 R2: every element size and count: exactly count elements hold the value, and no byte around them changes") {
     Primary ctx;
     for (size_t size : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
       for (size_t count : {size_t{0}, size_t{1}, size_t{3}, size_t{4099}}) {
@@ -321,48 +337,53 @@ EXERCISE("fill-elements", "Fill a buffer with a value of any element size, witho
     }
   }
 
-  TEST_CASE("any other element size is refused with std::invalid_argument, and nothing is written") {
+  TEST_CASE("R3: any other element size is refused with std::invalid_argument, for 3 elements and for none, and nothing is written") {
     Primary ctx;
     const size_t total = 4096;
     wbt::DeviceBuffer buffer(total);
     CU_CHECK(cuMemsetD8(buffer.get(), kSeed, total));
-    for (size_t size : {size_t{0}, size_t{3}, size_t{16}}) {
-      const std::string outcome = outcomeOf([&] { ex05::fillElements(buffer.get() + 16, value, size, 3); });
-      CAPTURE(size);
-      CHECK(outcome == "std::invalid_argument");
-    }
+    for (size_t size : {size_t{0}, size_t{3}, size_t{16}})
+      for (size_t count : {size_t{3}, size_t{0}}) {
+        const std::string outcome = outcomeOf([&] { ex05::fillElements(buffer.get() + 16, value, size, count); });
+        CAPTURE(size);
+        CAPTURE(count);
+        CHECK_MESSAGE(outcome == "std::invalid_argument", "an element size is refused before anything else, whatever the count");
+      }
     const std::vector<unsigned char> bytes = download<unsigned char>(buffer.get(), total);
     CHECK_MESSAGE(std::all_of(bytes.begin(), bytes.end(), [](unsigned char b) { return b == kSeed; }),
                   "a refused element size wrote to the buffer");
   }
 
-  TEST_CASE("a memset the driver fails is thrown, not ignored") {
+  TEST_CASE("R4: a memset the driver fails is thrown, not ignored, for every size and for either half of 8 bytes") {
     Primary ctx;
     wbt::DeviceBuffer buffer(4096);
     struct Failing {
       size_t size;
       const char* call;  // the memset the task names for that size
+      unsigned nth;      // which of its calls fails: 8 bytes take two, the low half and the high half
     };
-    const Failing plan[] = {{1, "cuMemsetD8"}, {2, "cuMemsetD16"}, {4, "cuMemsetD32"}, {8, "cuMemsetD2D32"}};
+    const Failing plan[] = {{1, "cuMemsetD8", 1}, {2, "cuMemsetD16", 1}, {4, "cuMemsetD32", 1},
+                            {8, "cuMemsetD2D32", 1}, {8, "cuMemsetD2D32", 2}};
     bool anyFired = false;
     for (const Failing& f : plan) {
       std::string outcome;
       bool fired = false;
       {
-        wbx::FailCall fail(f.call, CUDA_ERROR_INVALID_VALUE);  // fails without reaching the driver
+        wbx::FailCall fail(f.call, CUDA_ERROR_INVALID_VALUE, f.nth);  // fails without reaching the driver
         outcome = outcomeOf([&] { ex05::fillElements(buffer.get() + 8, value, f.size, 3); });
         fired = fail.fired();
       }
       anyFired = anyFired || fired;
       const std::string call = f.call;
       CAPTURE(call);
+      CAPTURE(f.nth);
       CAPTURE(outcome);
       if (fired) CHECK_MESSAGE(outcome != "returned", "the memset failed and fillElements returned as if it had set the elements");
     }
     CHECK_MESSAGE(anyFired, "fillElements used none of cuMemsetD8, cuMemsetD16, cuMemsetD32 and cuMemsetD2D32");
   }
 
-  TEST_CASE("a count past 2^32: 2^32 + 5 one-byte elements end where they should") {
+  TEST_CASE("R2: a count past 2^32: 2^32 + 5 one-byte elements end where they should") {
     Primary ctx;
     const size_t count = (size_t{1} << 32) + 5, total = count + 4096, edge = 8192;
     LargeAllocation big(total);
@@ -388,7 +409,7 @@ EXERCISE("pointer-kind", "Tell device, pinned and pageable memory apart from a b
          "CUDA_ERROR_INVALID_VALUE, which means pageable here: do not CU_CHECK it. That the driver knows a pointer "
          "does not make it device memory: pinned host memory belongs to a context too. Ask every time: what an "
          "address is changes when a range is registered or unregistered. Any other error: CU_CHECK it.") {
-  TEST_CASE("device memory is Device from any address inside, whichever context allocated it") {
+  TEST_CASE("R1: device memory is Device from any address inside, whichever context allocated it") {
     Primary ctx;
     wbt::DeviceBuffer device(1u << 20);
     const ex05::MemoryKind atStart = ex05::memoryKind(address(device.get()));
@@ -400,7 +421,7 @@ EXERCISE("pointer-kind", "Tell device, pinned and pageable memory apart from a b
     CHECK(ofOtherContext == ex05::MemoryKind::Device);
   }
 
-  TEST_CASE("device 1's memory is Device, asked while device 0's context is current") {
+  TEST_CASE("R1: device 1's memory is Device, asked while device 0's context is current") {
     wbx::needDevices(2);  // one GPU: this case reports itself skipped, the rest still count
     Primary ctx;
     std::unique_ptr<wbt::DeviceBuffer> onSecond;
@@ -415,7 +436,7 @@ EXERCISE("pointer-kind", "Tell device, pinned and pageable memory apart from a b
     onSecond.reset();  // freed in its own context, before the context is released
   }
 
-  TEST_CASE("cuMemAllocHost and cuMemHostAlloc memory is PinnedHost from any address inside") {
+  TEST_CASE("R2: cuMemAllocHost and cuMemHostAlloc memory is PinnedHost from any address inside") {
     Primary ctx;
     PinnedHost allocHost(1u << 20), hostAlloc(1u << 16, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
     const ex05::MemoryKind atStart = ex05::memoryKind(allocHost.get());
@@ -426,7 +447,7 @@ EXERCISE("pointer-kind", "Tell device, pinned and pageable memory apart from a b
     CHECK(mapped == ex05::MemoryKind::PinnedHost);
   }
 
-  TEST_CASE("malloc'd and stack memory is PageableHost; a range is PinnedHost only while registered with cuMemHostRegister") {
+  TEST_CASE("R3 R4: malloc'd and stack memory is PageableHost; a range is PinnedHost only while registered with cuMemHostRegister") {
     Primary ctx;
     std::vector<unsigned char> heap(1u << 20);
     int onStack = 0;
@@ -446,7 +467,7 @@ EXERCISE("pointer-kind", "Tell device, pinned and pageable memory apart from a b
     CHECK_MESSAGE(after == ex05::MemoryKind::PageableHost, "an unregistered range is pageable again");
   }
 
-  TEST_CASE("an error other than CUDA_ERROR_INVALID_VALUE is thrown, not taken for pageable memory") {
+  TEST_CASE("R5: an error other than CUDA_ERROR_INVALID_VALUE is thrown, not taken for pageable memory") {
     Primary ctx;
     wbt::DeviceBuffer device(4096);
     std::string outcome;

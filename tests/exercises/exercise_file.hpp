@@ -16,15 +16,38 @@ namespace wbx {
 // One exercise as its comment in exercises.cpp states it:
 //   // Exercise 1 of 3 (bounded-upload): An upload that refuses to write past the end of its allocation
 //   //
-//   // Task: ...
+//   // Task: ... (the story: why the task matters, what to call)
+//   //
+//   //   R1: one requirement, a sentence
+//   //       that may go on, indented under its text
+//   //   R2 (not checked: why no machine at hand can tell): another requirement
 //   //
 //   // The check: ...
 //   //
 //   // Learn it in: lesson 05, step 4 ("...")
 //   <the function's signature> {
+// The requirements are numbered from 1; each is checked (a case of the check names it, and a wrong
+// variant breaks it) or says why it is not.
+struct Requirement {
+  int number = 0;
+  bool checked = true;
+  std::string why, text;  // why: what keeps it unchecked
+};
+
 struct ExerciseText {
   int number = 0, total = 0, line = 0;
   std::string name, title, task, check, learn, signature;
+  std::vector<Requirement> requirements;
+};
+
+// A case of a check file (TEST_CASE in an EXERCISE block): the requirements its name begins with
+// ("R1 R3: ..."), or a child case (run by another case in a child process: `doctest::skip(!wbt::inChild())`),
+// which names none.
+struct CheckCase {
+  std::string exercise, name;
+  std::vector<int> requirements;
+  bool child = false;
+  int line = 0;
 };
 
 struct CheckText {
@@ -53,6 +76,24 @@ inline std::string trim(const std::string& s) {
 }
 
 inline bool startsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// "R1 R3" (or "R1, R3") at the start of text, followed by ": ": the numbers, and where the rest starts;
+// empty when text does not start so.
+inline std::vector<int> requirementTags(const std::string& text, size_t* rest = nullptr) {
+  std::vector<int> tags;
+  size_t i = 0;
+  while (i < text.size() && text[i] == 'R' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
+    int n = 0;
+    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) n = n * 10 + (text[i] - '0');
+    tags.push_back(n);
+    if (i + 1 < text.size() && text[i] == ':' && text[i + 1] == ' ') {
+      if (rest) *rest = i + 2;
+      return tags;
+    }
+    while (i < text.size() && (text[i] == ' ' || text[i] == ',')) ++i;
+  }
+  return {};
+}
 
 // Appends a comment line to a paragraph; an empty comment line ends the paragraph.
 inline void append(std::string& to, const std::string& text) {
@@ -85,6 +126,32 @@ inline std::vector<ExerciseText> parseExercises(const std::string& text, std::ve
     size_t j = i + 1;
     for (; j < all.size() && startsWith(all[j], "//"); ++j) {
       const std::string c = trim(all[j].substr(2));
+      // "//   R<n>: text" or "//   R<n> (not checked: why): text", then lines indented under the text.
+      if (startsWith(all[j], "//   R") && !e.task.empty() && e.check.empty()) {
+        Requirement r;
+        const std::string head = all[j].substr(5);
+        size_t at = 1;
+        while (at < head.size() && std::isdigit(static_cast<unsigned char>(head[at]))) r.number = r.number * 10 + (head[at++] - '0');
+        const std::string notChecked = " (not checked: ";
+        if (head.compare(at, notChecked.size(), notChecked) == 0) {
+          const size_t close = head.find("): ", at);
+          r.checked = false;
+          if (close != std::string::npos) r.why = trim(head.substr(at + notChecked.size(), close - at - notChecked.size()));
+          at = close == std::string::npos ? std::string::npos : close + 1;
+        }
+        if (r.number == 0 || at == std::string::npos || head.compare(at, 2, ": ") != 0 || (!r.checked && r.why.empty()))
+          problems.push_back(e.name + ": line " + std::to_string(j + 1) +
+                             ": expected \"//   R<n>: <requirement>\" or \"//   R<n> (not checked: <why>): <requirement>\"");
+        else
+          r.text = trim(head.substr(at + 2));
+        e.requirements.push_back(r);
+        into = &e.requirements.back().text;
+        continue;
+      }
+      if (startsWith(all[j], "//       ") && !e.requirements.empty() && into == &e.requirements.back().text) {
+        append(*into, c);
+        continue;
+      }
       if (startsWith(c, "Task:")) into = &e.task, append(*into, trim(c.substr(5)));
       else if (startsWith(c, "The check:")) into = &e.check, append(*into, trim(c.substr(10)));
       else if (startsWith(c, "Learn it in:")) into = &e.learn, append(*into, trim(c.substr(12)));
@@ -99,6 +166,10 @@ inline std::vector<ExerciseText> parseExercises(const std::string& text, std::ve
       if (brace != std::string::npos) break;
     }
     if (e.task.empty()) problems.push_back(e.name + ": no \"Task:\" paragraph");
+    if (e.requirements.empty()) problems.push_back(e.name + ": no requirements (\"//   R1: ...\" lines after the Task paragraph)");
+    for (size_t k = 0; k < e.requirements.size(); ++k)
+      if (e.requirements[k].number != static_cast<int>(k + 1))
+        problems.push_back(e.name + ": its requirements are not numbered R1 to R" + std::to_string(e.requirements.size())), k = e.requirements.size();
     if (e.check.empty()) problems.push_back(e.name + ": no \"The check:\" paragraph");
     if (e.learn.empty()) problems.push_back(e.name + ": no \"Learn it in:\" line");
     out.push_back(e);
@@ -135,6 +206,42 @@ inline std::vector<CheckText> parseChecks(const std::string& text, std::vector<s
       if (at < text.size() && (text[at] == ',' || text[at] == ')')) ++at;
     }
     out.push_back({args[0], args[1], args[2]});
+  }
+  return out;
+}
+
+// The cases of a check file, each under the EXERCISE block it follows.
+inline std::vector<CheckCase> parseCheckCases(const std::string& text) {
+  std::vector<CheckCase> out;
+  std::string exercise;
+  const std::vector<std::string> all = detail::lines(text);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string l = detail::trim(all[i]);
+    if (detail::startsWith(all[i], "EXERCISE(\"")) {
+      const auto end = all[i].find('"', 10);
+      exercise = all[i].substr(10, end == std::string::npos ? 0 : end - 10);
+      continue;
+    }
+    if (!detail::startsWith(l, "TEST_CASE(")) continue;
+    // The arguments up to the line that closes them (a name may be adjacent literals on several lines).
+    std::string args = l.substr(10);
+    for (size_t k = i + 1; k < all.size() && args.find(") {") == std::string::npos && args.find(")) {") == std::string::npos &&
+                           !(args.size() && args.back() == '{');
+         ++k)
+      args += " " + detail::trim(all[k]);
+    CheckCase c;
+    c.exercise = exercise, c.line = static_cast<int>(i + 1);
+    c.child = args.find("inChild()") != std::string::npos;
+    for (size_t at = 0; at < args.size() && args[at] == '"';) {
+      size_t end = at + 1;
+      for (; end < args.size() && args[end] != '"'; ++end)
+        if (args[end] == '\\') c.name += args[++end];
+        else c.name += args[end];
+      at = end + 1;
+      while (at < args.size() && args[at] == ' ') ++at;
+    }
+    c.requirements = detail::requirementTags(c.name);
+    out.push_back(c);
   }
   return out;
 }

@@ -1,9 +1,11 @@
 // The exercises' bookkeeping, with no CUDA library:
 //
 //   exercise_report lint <source dir> <NN-name>...
-//       every lesson has its exercises: the learner's file (each exercise with its task, its check,
-//       where it is taught, the starting body), a check with the same name and title and a hint, a
-//       reference solution and at least three wrong variants for each, and the page section.
+//       every lesson has its exercises: the learner's file (each exercise with its task, its numbered
+//       requirements, its check, where it is taught, the starting body), a check with the same name
+//       and title and a hint, a reference solution and at least three wrong variants for each, and
+//       the page section. Every checked requirement is named by a case of the check and by a wrong
+//       variant; every case (but a child case) and every variant names checked requirements.
 //   exercise_report proof <done|not-done> <results dir> <NN> <name,...> [--starting <file>]
 //                   -- <check binary> [args]
 //       runs a lesson's check binary built against the solutions or the starting files, and holds
@@ -15,8 +17,9 @@
 //       variant and the count: variants, caught, skipped (those only two devices catch, on a machine
 //       with one). --only and --except choose the exercises whose variants this run is for (a
 //       lesson's checks that measure time or free memory are proven apart, one variant at a time).
-//   exercise_report summary <proof results dir> <NN>-wrong[-serial]...
-//       after the proofs: every lesson's count of variants, caught, skipped, missed, and the total.
+//   exercise_report summary [--source <dir>] <proof results dir> <NN>-wrong[-serial]...
+//       after the proofs: every lesson's count of variants, caught, skipped, missed, and the total;
+//       with --source, its requirements too: how many, checked, not checked.
 #include "exercise_file.hpp"
 #include "process.hpp"
 
@@ -58,10 +61,12 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-// A wrong variant, as its file states it: "// Wrong: <the mistake>" first, and a line
-// "// Two devices: <why>" where only a machine with two GPUs can tell it from the solution.
+// A wrong variant, as its file states it: "// Wrong (R3): <the mistake>" first, naming the
+// requirements it breaks, and a line "// Two devices: <why>" where only a machine with two GPUs can
+// tell it from the solution.
 struct Variant {
   std::string id, exercise, mistake, twoDevices;  // id: <exercise>.<n>
+  std::vector<int> requirements;
   int number = 0;
 };
 
@@ -75,9 +80,13 @@ bool readVariant(const fs::path& file, Variant& v, std::string& why) {
   v.exercise = exercise, v.id = v.exercise + "." + std::to_string(v.number);
   std::ifstream in(file);
   std::string line;
-  if (!std::getline(in, line) || line.rfind("// Wrong: ", 0) != 0 || line.size() < 30)
-    return why = name + ": its first line must say the mistake: \"// Wrong: ...\"", false;
-  v.mistake = line.substr(10);
+  const bool read = static_cast<bool>(std::getline(in, line));
+  const size_t close = line.find("): ");
+  if (read && line.rfind("// Wrong (", 0) == 0 && close != std::string::npos)
+    v.requirements = wbx::detail::requirementTags(line.substr(10, close - 10) + ": ");
+  if (v.requirements.empty() || line.size() < close + 20)
+    return why = name + ": its first line must name the requirements it breaks and say the mistake: \"// Wrong (R3): ...\"", false;
+  v.mistake = line.substr(close + 3);
   while (std::getline(in, line) && line.rfind("//", 0) == 0)
     if (line.rfind("// Two devices: ", 0) == 0) v.twoDevices = line.substr(16);
   return true;
@@ -136,6 +145,48 @@ void lintAnswers(const std::string& folder, const std::string& nn, const fs::pat
     if (fs::exists(answers / old)) problems.push_back(folder + ": " + old + " is left over: solutions are solution/<exercise>.cpp");
 }
 
+// Each requirement a task numbers is checked or says why not; each checked one is named by a case
+// of the check and by at least one wrong variant; each case (but a child case) and each variant
+// names only checked requirements of its exercise.
+void lintRequirements(const std::string& folder, const fs::path& answers, const std::string& checkText,
+                      const std::vector<wbx::ExerciseText>& tasks, std::vector<std::string>& problems) {
+  std::vector<std::string> ignored;
+  const std::vector<Variant> variants = readVariants(answers / "wrong", ignored);
+  const std::vector<wbx::CheckCase> cases = wbx::parseCheckCases(checkText);
+  for (const auto& t : tasks) {
+    std::map<int, const wbx::Requirement*> byNumber;
+    for (const auto& r : t.requirements) byNumber[r.number] = &r;
+    const auto tagged = [&](const std::vector<int>& tags, const std::string& who) {
+      for (int n : tags) {
+        const auto r = byNumber.find(n);
+        if (r == byNumber.end())
+          problems.push_back(folder + ": " + who + " names R" + std::to_string(n) + ", which " + t.name + " does not have");
+        else if (!r->second->checked)
+          problems.push_back(folder + ": " + who + " names R" + std::to_string(n) + ", which " + t.name + " says is not checked");
+      }
+    };
+    std::map<int, int> inCases, inVariants;
+    for (const auto& c : cases) {
+      if (c.exercise != t.name || c.child) continue;
+      const std::string who = "check case \"" + c.name + "\" (line " + std::to_string(c.line) + ")";
+      if (c.requirements.empty()) problems.push_back(folder + ": " + who + " names no requirement (\"R1 R2: ...\")");
+      tagged(c.requirements, who);
+      for (int n : c.requirements) ++inCases[n];
+    }
+    for (const auto& v : variants) {
+      if (v.exercise != t.name) continue;
+      tagged(v.requirements, "wrong/" + v.id + ".cpp");
+      for (int n : v.requirements) ++inVariants[n];
+    }
+    for (const auto& r : t.requirements) {
+      if (!r.checked) continue;
+      const std::string id = t.name + " R" + std::to_string(r.number);
+      if (!inCases[r.number]) problems.push_back(folder + ": " + id + " is checked by no case (name it in one, or say why it is not checked)");
+      if (!inVariants[r.number]) problems.push_back(folder + ": " + id + " is broken by no wrong variant (\"// Wrong (R" + std::to_string(r.number) + "): ...\")");
+    }
+  }
+}
+
 int lint(const fs::path& source, const std::vector<std::string>& lessons) {
   std::vector<std::string> problems;
   int exercises = 0;
@@ -180,6 +231,7 @@ int lint(const fs::path& source, const std::vector<std::string>& lessons) {
     }
     for (const auto& [name, c] : byName) problems.push_back(folder + ": check " + name + " has no exercise in exercises.cpp");
     lintAnswers(folder, nn, answers, tasks, problems);
+    lintRequirements(folder, answers, readFile(check), tasks, problems);
     const std::string page = readFile(source / "lessons" / folder / "lesson.md");
     if (page.find("@EXERCISES@") == std::string::npos)
       problems.push_back(folder + ": lesson.md has no @EXERCISES@ line (where the page's Exercises section goes)");
@@ -317,14 +369,29 @@ int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, co
       verdict = "caught", detail = end.timedOut ? "the check hung and was ended at 120 s" : "the check crashed (signal " + std::to_string(end.signal) + ")";
     else if (!have)
       verdict = end.code != 0 ? "caught" : "MISSED", detail = "exit " + std::to_string(end.code) + " without a result";
-    else if (r.status == "failed")
-      verdict = "caught";
+    else if (r.status == "failed") {
+      // Caught by its own requirement's case: a failed case names one of the requirements the
+      // variant says it breaks (a variant caught only elsewhere breaks more than it says).
+      std::string failedTags;
+      bool onTarget = false;
+      for (const auto& [status, name] : r.cases)
+        if (status == "failed")
+          for (int n : wbx::detail::requirementTags(name)) {
+            failedTags += (failedTags.empty() ? "R" : " R") + std::to_string(n);
+            onTarget = onTarget || std::find(v.requirements.begin(), v.requirements.end(), n) != v.requirements.end();
+          }
+      verdict = onTarget ? "caught" : "MISSED";
+      if (!onTarget) detail = "it failed only cases of other requirements (" + (failedTags.empty() ? "none named" : failedTags) + ")";
+    }
     else if ((r.status == "skipped" || (r.status == "done" && !r.partlySkipped.empty())) && !v.twoDevices.empty())
       verdict = "skipped", detail = r.status == "skipped" ? r.detail : r.partlySkipped;
     else
       verdict = "MISSED", detail = "the check says " + r.status + (r.status == "skipped" ? " (" + r.detail + ")" : "");
     caught += verdict == "caught", skipped += verdict == "skipped", missed += verdict == "MISSED";
-    std::printf("%-8s wrong/%s.cpp (%.1f s): %s\n", verdict.c_str(), run.id.c_str(), run.seconds, v.mistake.c_str());
+    std::string breaks;
+    for (int n : v.requirements) breaks += (breaks.empty() ? "R" : " R") + std::to_string(n);
+    std::printf("%-8s wrong/%s.cpp (%.1f s), breaks %s: %s\n", verdict.c_str(), run.id.c_str(), run.seconds,
+                breaks.c_str(), v.mistake.c_str());
     if (verdict != "caught" || !detail.empty()) std::printf("         %s\n", detail.c_str());
     if (verdict == "MISSED") std::printf("%s", end.output.c_str());
     byId.erase(run.id);
@@ -341,7 +408,21 @@ int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, co
 
 // After every lesson's proofNN.wrong (and proofNN.wrong-serial): the course's count, from their
 // summary files, each named by its results folder (NN-wrong, NN-wrong-serial).
-int summary(const fs::path& dir, const std::vector<std::string>& parts) {
+// A lesson's requirements, read from its learner's file: {all, checked}.
+std::array<long, 2> requirementsOf(const fs::path& source, const std::string& nn) {
+  std::array<long, 2> count{};
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(source / "lessons", ec)) {
+    const std::string folder = entry.path().filename().string();
+    if (folder.rfind(nn + "-", 0) != 0) continue;
+    std::vector<std::string> ignored;
+    for (const auto& t : wbx::parseExercises(readFile(entry.path() / "exercises.cpp"), ignored))
+      for (const auto& r : t.requirements) ++count[0], count[1] += r.checked;
+  }
+  return count;
+}
+
+int summary(const fs::path& dir, const std::vector<std::string>& parts, const fs::path& source) {
   std::map<std::string, std::array<long, 4>> lessons;  // variants, caught, skipped, missed
   size_t read = 0;
   for (const std::string& name : parts) {
@@ -363,12 +444,25 @@ int summary(const fs::path& dir, const std::vector<std::string>& parts) {
     return 77;
   }
   std::array<long, 4> totals{};
+  std::array<long, 2> required{};
   for (const auto& [nn, t] : lessons) {
-    std::printf("lesson %s: %ld variants, %ld caught, %ld skipped, %ld missed\n", nn.c_str(), t[0], t[1], t[2], t[3]);
+    std::string requirements;
+    if (!source.empty()) {
+      const auto r = requirementsOf(source, nn);
+      requirements = std::to_string(r[0]) + " requirements (" + std::to_string(r[1]) + " checked, " +
+                     std::to_string(r[0] - r[1]) + " not checked), ";
+      required[0] += r[0], required[1] += r[1];
+    }
+    std::printf("lesson %s: %s%ld variants, %ld caught, %ld skipped, %ld missed\n", nn.c_str(), requirements.c_str(),
+                t[0], t[1], t[2], t[3]);
     for (int i = 0; i < 4; ++i) totals[i] += t[i];
   }
-  std::printf("\n%zu lessons: %ld wrong variants, %ld caught, %ld skipped (two devices needed), %ld missed\n",
-              lessons.size(), totals[0], totals[1], totals[2], totals[3]);
+  std::printf("\n%zu lessons: %s%ld wrong variants, %ld caught, %ld skipped (two devices needed), %ld missed\n",
+              lessons.size(),
+              source.empty() ? ""
+                             : (std::to_string(required[0]) + " requirements (" + std::to_string(required[1]) +
+                                " checked, " + std::to_string(required[0] - required[1]) + " not checked), ").c_str(),
+              totals[0], totals[1], totals[2], totals[3]);
   return totals[3] || read != parts.size() ? 1 : 0;
 }
 
@@ -376,7 +470,7 @@ int usage() {
   std::fprintf(stderr, "usage: exercise_report lint <source dir> <NN-name>...\n"
                        "       exercise_report proof <done|not-done> <results dir> <NN> <names> [--starting <file>] -- <binary> [args]\n"
                        "       exercise_report wrong <results dir> <NN> <wrong folder> [--only|--except <exercise>,...] [--one-at-a-time] -- <exercise>.<n>=<binary>...\n"
-                       "       exercise_report summary <proof results dir> <NN>-wrong[-serial]...\n"
+                       "       exercise_report summary [--source <dir>] <proof results dir> <NN>-wrong[-serial]...\n"
 );
   return 64;
 }
@@ -394,7 +488,9 @@ int main(int argc, char** argv) {
     if (args[1] != "done" && args[1] != "not-done") return usage();
     return proof(args[1], args[2], args[3], split(args[4], ','), starting, {args.begin() + i + 1, args.end()});
   }
-  if (args.size() >= 2 && args[0] == "summary") return summary(args[1], {args.begin() + 2, args.end()});
+  if (args.size() >= 4 && args[0] == "summary" && args[1] == "--source")
+    return summary(args[3], {args.begin() + 4, args.end()}, args[2]);
+  if (args.size() >= 2 && args[0] == "summary") return summary(args[1], {args.begin() + 2, args.end()}, "");
   if (args.size() >= 5 && args[0] == "wrong") {
     Part part;
     size_t i = 4;

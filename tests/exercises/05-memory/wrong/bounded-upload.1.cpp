@@ -1,4 +1,4 @@
-// Wrong: compares bytes with the whole allocation's size, forgetting how far into it dst is
+// Wrong (R2): compares bytes with the whole allocation's size, forgetting how far into it dst is
 //
 // "cuMemGetAddressRange gives the size, so the copy must not be larger than that": true from the
 // base only. From 1000 bytes in, a copy of the allocation's size minus 999 bytes passes the test

@@ -1,4 +1,4 @@
-// Wrong: tests dst + bytes against the end of the allocation, a sum that wraps round for a huge size
+// Wrong (R2): tests dst + bytes against the end of the allocation, a sum that wraps round for a huge size
 //
 // "The copy ends at dst + bytes, so that must not pass base + size": the natural way to write it,
 // and right until bytes is a negative difference turned into a size_t. (size_t)-64 bytes 4 KiB

@@ -1,4 +1,4 @@
-// Wrong: refuses a copy that ends exactly at the end of the allocation (>= where > belongs)
+// Wrong (R1): refuses a copy that ends exactly at the end of the allocation (>= where > belongs)
 //
 // An off-by-one: "the end is one past the last byte, so reaching it is too far". A copy that fills
 // the allocation up to its last byte is refused with std::out_of_range. In "copies that fit land

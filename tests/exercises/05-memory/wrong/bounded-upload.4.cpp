@@ -1,4 +1,4 @@
-// Wrong: CU_CHECKs cuMemGetAddressRange, so an address in no allocation throws wb::DriverError
+// Wrong (R3): CU_CHECKs cuMemGetAddressRange, so an address in no allocation throws wb::DriverError
 //
 // Every call goes through CU_CHECK, as the lessons do. But for an address in no allocation the
 // error is the answer the task asks to turn into std::invalid_argument; a caller that catches

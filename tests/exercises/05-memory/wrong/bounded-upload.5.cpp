@@ -1,4 +1,4 @@
-// Wrong: keeps the room left after dst in an unsigned int, which cuts it to 32 bits
+// Wrong (R2): keeps the room left after dst in an unsigned int, which cuts it to 32 bits
 //
 // "Tensors are never 4 GiB", so an unsigned is enough; no warning of -Wall -Wextra says otherwise.
 // In an allocation of 4 GiB + 64 KiB, the room 4 KiB in is 4 GiB + 60 KiB, cut to 60 KiB, and a

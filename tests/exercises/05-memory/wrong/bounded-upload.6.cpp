@@ -1,4 +1,4 @@
-// Wrong: checks that the first and the last byte lie in the same allocation, which fails for 0 bytes
+// Wrong (R4): checks that the first and the last byte lie in the same allocation, which fails for 0 bytes
 //
 // "Ask the driver about both ends" sounds thorough. For zero bytes the last byte is dst - 1, in no
 // allocation or another one, so a zero-byte copy at an allocation's start is refused; and for

@@ -1,4 +1,4 @@
-// Wrong: ignores what cuMemcpyHtoD returns
+// Wrong (R5): ignores what cuMemcpyHtoD returns
 //
 // "A synchronous copy either works or the program crashes." It returns an error instead, and the
 // caller is told nothing: a tensor that never arrived is used as if it had. In "a copy the driver

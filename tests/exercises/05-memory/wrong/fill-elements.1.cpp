@@ -1,4 +1,4 @@
-// Wrong: takes the count as bytes, as std::memset does
+// Wrong (R1): takes the count as bytes, as std::memset does
 //
 // Right for 1-byte elements; for larger ones it sets elementSize times too many, and
 // `changedOutside == 0` fails (the check's buffer has room for them, so they change its bytes

@@ -1,4 +1,4 @@
-// Wrong: splits an 8-byte value into halves with shifts and writes the high half first
+// Wrong (R1): splits an 8-byte value into halves with shifts and writes the high half first
 //
 // "The high word, then the low word", as the value is written down. Memory on the GPU (and the
 // host) is little-endian: the value's first four bytes are its low half and go at the lower

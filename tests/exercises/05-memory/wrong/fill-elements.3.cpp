@@ -1,4 +1,4 @@
-// Wrong: gives the 2D memset's pitch in elements (2 words) instead of bytes (8)
+// Wrong (R1): gives the 2D memset's pitch in elements (2 words) instead of bytes (8)
 //
 // Width and height are counted in elements, so the pitch "must be too". It is in bytes: rows 2
 // bytes apart overlap, and the driver either refuses the pitch or writes the words on top of one

@@ -1,4 +1,4 @@
-// Wrong: does nothing for an element size it does not know, instead of throwing
+// Wrong (R3): does nothing for an element size it does not know, instead of throwing
 //
 // A switch over the sizes it handles, and no word about the others: a caller that passes 3 or 16
 // (a packed struct, a complex double) gets a buffer left as it was and no error. In "any other

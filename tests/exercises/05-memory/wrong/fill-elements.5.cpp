@@ -1,4 +1,4 @@
-// Wrong: counts the elements in an unsigned int, which cuts a count past 2^32
+// Wrong (R2): counts the elements in an unsigned int, which cuts a count past 2^32
 //
 // "An element count fits in 32 bits", as a kernel's thread count does; no warning of -Wall -Wextra
 // says otherwise. 2^32 + 5 elements become 5, and in "a count past 2^32 ...", `wrongAtEnd == 0`

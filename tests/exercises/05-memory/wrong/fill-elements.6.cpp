@@ -1,4 +1,4 @@
-// Wrong: ignores what the memsets return
+// Wrong (R4): ignores what the memsets return
 //
 // "A memset cannot fail on memory I allocated." It can (a bad pointer, a context that has faulted,
 // a pitch it refuses), and then the tensor keeps whatever it held while the caller is told it is

@@ -1,4 +1,4 @@
-// Wrong: "if the driver knows the pointer, it is device memory"
+// Wrong (R2): "if the driver knows the pointer, it is device memory"
 //
 // Pinned host memory belongs to a context too, so CU_POINTER_ATTRIBUTE_CONTEXT answers for it
 // and cuMemAllocHost memory is called Device: `atStart == ex05::MemoryKind::PinnedHost` fails (and

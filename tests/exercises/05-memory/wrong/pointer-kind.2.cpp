@@ -1,4 +1,4 @@
-// Wrong: CU_CHECKs cuPointerGetAttribute, so memory the driver never saw throws
+// Wrong (R3): CU_CHECKs cuPointerGetAttribute, so memory the driver never saw throws
 //
 // Every driver call goes through CU_CHECK, as the lessons do. For a std::vector or a variable on
 // the stack the driver answers CUDA_ERROR_INVALID_VALUE, which is the answer "pageable", and

@@ -1,4 +1,4 @@
-// Wrong: "if the driver gives a device address for it, it is device memory"
+// Wrong (R2): "if the driver gives a device address for it, it is device memory"
 //
 // CU_POINTER_ATTRIBUTE_DEVICE_POINTER succeeds for every pointer a kernel can reach, and with
 // unified addressing pinned host memory is mapped for the device: cuMemAllocHost memory has a

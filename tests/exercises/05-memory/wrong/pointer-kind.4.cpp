@@ -1,4 +1,4 @@
-// Wrong: remembers each address's answer, so memory registered or unregistered later keeps its old kind
+// Wrong (R4): remembers each address's answer, so memory registered or unregistered later keeps its old kind
 //
 // "Pointer attributes are slow to ask; a copy routine sees the same buffers again and again", so
 // a cache keyed by address. But what an address is can change: a range registered with

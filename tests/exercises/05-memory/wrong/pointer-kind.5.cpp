@@ -1,4 +1,4 @@
-// Wrong: takes any error from cuPointerGetAttribute to mean pageable memory
+// Wrong (R5): takes any error from cuPointerGetAttribute to mean pageable memory
 //
 // "An error means the driver does not know the pointer." Only CUDA_ERROR_INVALID_VALUE says that;
 // with no current context, or after a fault, the query fails for device memory too, and the copy
