@@ -4,8 +4,9 @@
 //   exercise-runner <source dir> <results dir> <gpu launcher> [--only NN] -- <NN-name>=<checks binary>...
 //
 // It checks each exercise of the lessons asked for (through the GPU launcher, as ctest does) and
-// prints one verdict each: done; not done, with the check's hint; FAILED, with the first failed
-// assertion and its message; skipped, with the reason. Then, last, the progress table of every
+// prints one verdict each: done; not done, with the check's hint; FAILED, with the requirements of
+// the task that the failed cases verify, the first failed assertion and its message; skipped, with
+// the reason. Then, last, the progress table of every
 // lesson: which exercises are done, failed, started (edited, not done yet) or untouched, and the
 // count. Without a usable GPU it says once that the code compiled and why the checks cannot run,
 // and prints the table. Exit code 1 while a checked exercise failed, 0 otherwise.
@@ -116,6 +117,14 @@ bool check(const Lesson& l, const std::string& launcher, const fs::path& results
       if (hint != l.hints.end()) std::printf("%s", wrapped("hint: " + hint->second, 12).c_str());
     } else if (status == "failed") {
       ok = false;
+      // The requirements of the task that the failed cases verify, in the task's words.
+      std::set<int> broken;
+      for (const auto& [caseStatus, name] : r.cases)
+        if (caseStatus == "failed")
+          for (int n : wbx::detail::requirementTags(name)) broken.insert(n);
+      for (const auto& req : e.requirements)
+        if (broken.count(req.number))
+          std::printf("%s", wrapped("R" + std::to_string(req.number) + " does not hold: " + req.text, 12).c_str());
       std::printf("%s", wrapped(r.detail, 12).c_str());
       for (const auto& c : r.context) std::printf("%s", wrapped(c, 12).c_str());
     } else if (status == "skipped") {
