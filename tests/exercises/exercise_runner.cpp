@@ -124,7 +124,7 @@ bool check(const Lesson& l, const std::string& launcher, const fs::path& results
           for (int n : wbx::detail::requirementTags(name)) broken.insert(n);
       for (const auto& req : e.requirements)
         if (broken.count(req.number))
-          std::printf("%s", wrapped("R" + std::to_string(req.number) + " does not hold: " + req.text, 12).c_str());
+          std::printf("%s", wrapped("a failed case verifies R" + std::to_string(req.number) + ": " + req.text, 12).c_str());
       std::printf("%s", wrapped(r.detail, 12).c_str());
       for (const auto& c : r.context) std::printf("%s", wrapped(c, 12).c_str());
     } else if (status == "skipped") {
