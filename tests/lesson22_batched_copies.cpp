@@ -241,7 +241,9 @@ TEST_SUITE("mixed-batch") {
 #endif
   }
 
-  TEST_CASE("location hints are ignored for memory that is neither managed nor allocated outside CUDA") {
+  // Whether the driver used or ignored the hints cannot be seen from outside: what is asserted is
+  // that they do not change what is copied.
+  TEST_CASE("wrong location hints do not change what is copied, for memory neither managed nor allocated outside CUDA") {
     if (!batchesHere()) return;
 #if CUDA_VERSION >= 12080
     Lab lab;
@@ -417,7 +419,10 @@ TEST_SUITE("capture") {
 }
 
 TEST_SUITE("malformed") {
-  TEST_CASE("a batch that breaks a rule the reference states is refused and copies nothing") {
+  // Refused is what the reference says. Whether a refused batch did some of its copies it does not
+  // say (12.8's failIdx named "the copy where a failure was encountered"; step 5 shows a batch
+  // refused for a copy of 0 bytes whose other copies landed): printed, not asserted.
+  TEST_CASE("a batch that breaks a rule the reference states is refused") {
     if (!batchesHere()) return;
 #if CUDA_VERSION >= 12080
     Lab lab;
@@ -449,7 +454,8 @@ TEST_SUITE("malformed") {
       CHECK(b.submit(s.get()) != CUDA_SUCCESS);
       s.sync();
       const std::vector<unsigned char> after = download(dst.get(), sent.size());
-      CHECK(std::all_of(after.begin(), after.end(), [](unsigned char v) { return v == 0xAB; }));
+      const bool untouched = std::all_of(after.begin(), after.end(), [](unsigned char v) { return v == 0xAB; });
+      MESSAGE(c.rule << ": refused, and " << (untouched ? "nothing was copied" : "some copies landed") << " (observed)");
     }
     Batch whole(dst.get(), addr(sent.data()));  // the same batch unbroken is taken
     CHECK(whole.submit(s.get()) == CUDA_SUCCESS);
@@ -570,23 +576,10 @@ TEST_SUITE("batch-3d") {
   }
 }
 
+// Which of one batch and a loop of cuMemcpyAsync is faster for small copies is the machine's (one H100
+// and one H200 on driver 580 disagreed at 4 and 16 KiB): the program reports the ratio, and no case
+// asserts it. What no machine can break is asserted: the link's ceiling.
 TEST_SUITE("batch-cost") {
-  TEST_CASE("256 scattered copies of 4 KiB: one batch costs the host less, first call to synchronised, than a loop of cuMemcpyAsync") {
-    if (!batchesHere()) return;
-#if CUDA_VERSION >= 12080
-    Lab lab;
-    Stream s;
-    constexpr size_t count = 256, stride = 64u << 10;
-    DeviceBuffer device(count * stride);
-    Pinned pinned(count * stride);
-    std::memset(pinned.get(), 3, count * stride);
-    const double batch = medianSeconds(true, device.get(), pinned.get(), count, 4096, stride, s.get());
-    const double loop = medianSeconds(false, device.get(), pinned.get(), count, 4096, stride, s.get());
-    MESSAGE("one batch " << batch * 1e6 << " us, the loop " << loop * 1e6 << " us");
-    CHECK(batch < loop);
-#endif
-  }
-
   TEST_CASE("64 copies of 1 MiB: neither one batch nor the loop moves data faster than the PCIe link NVML reports") {
     if (!batchesHere()) return;
 #if CUDA_VERSION >= 12080
