@@ -271,7 +271,10 @@ double median(std::vector<double> v) {
 }  // namespace
 
 TEST_SUITE("overlap") {
-  TEST_CASE("with PROGRAMMATIC_STREAM_SERIALIZATION, a secondary behind a primary that has triggered starts while the primary still waits for the host, its preamble timed before the primary's end") {
+  // The header: the runtime "should opportunistically allow the grid's execution to overlap"; the
+  // guide: "opportunistic and not guaranteed". Whether it started early is printed; asserted is
+  // only that an early start and the timestamps agree, and that the primary was released by the host.
+  TEST_CASE("with PROGRAMMATIC_STREAM_SERIALIZATION, a secondary behind a primary that has triggered may start while the primary still waits for the host; if it did, its preamble is timed before the primary's end") {
     Lab lab;
     if (!lab.capable) return wbt::skipCase(lab.tooOld);
     Stream s;
@@ -283,13 +286,12 @@ TEST_SUITE("overlap") {
     p.release();
     s.sync();
     const Pair::Seen r = p.results();
-    CHECK(started);
-    CHECK(primaryRunning);  // read after the secondary's "started": the primary had not ended then
-    CHECK(r.preamble < r.primaryEnd);
+    MESSAGE("the secondary " << (started && primaryRunning ? "started" : "did not start") << " early (observed)");
+    if (started && primaryRunning) CHECK(r.preamble < r.primaryEnd);  // primaryRunning: read after "started"
     CHECK(p.primaryState() == 2);  // released by the host, not timed out
   }
 
-  TEST_CASE("before its wait the secondary reads what the primary wrote and fenced before its trigger, not what it wrote later; after its wait, timed no earlier than the primary's end, it reads everything") {
+  TEST_CASE("before its wait the secondary reads what the primary wrote and fenced before its trigger (and, where it started early, not what it wrote later); after its wait, timed no earlier than the primary's end, it reads everything") {
     Lab lab;
     if (!lab.capable) return wbt::skipCase(lab.tooOld);
     Stream s;
@@ -300,9 +302,8 @@ TEST_SUITE("overlap") {
     p.release();
     s.sync();
     const Pair::Seen r = p.results();
-    REQUIRE(started);
     CHECK(r.early == 1);
-    CHECK(r.lateBefore == 0);  // written only after the host opened the gate, which it did after the preamble
+    if (started) CHECK(r.lateBefore == 0);  // written only after the host opened the gate, after the preamble
     CHECK(r.lateAfter == 1);
     CHECK(r.afterWait >= r.primaryEnd);
   }
@@ -416,7 +417,9 @@ TEST_SUITE("programmatic-event") {
 }
 
 TEST_SUITE("capture") {
-  TEST_CASE("after a captured launch with PROGRAMMATIC_STREAM_SERIALIZATION the stream's next node depends on that kernel by a default edge: cuStreamGetCaptureInfo answers without edge data") {
+  // The reference does not say which edge type follows a captured PDL launch: driver 580's default
+  // edge is printed; asserted is one dependency, answered with and without edge data.
+  TEST_CASE("after a captured launch with PROGRAMMATIC_STREAM_SERIALIZATION the stream has one dependency, and cuStreamGetCaptureInfo answers for it with and without edge data") {
     Lab lab;
     if (!lab.capable) return wbt::skipCase(lab.tooOld);
 #if CUDA_VERSION >= 12030
@@ -434,8 +437,8 @@ TEST_SUITE("capture") {
     CHECK(count == 1);
     REQUIRE(cuStreamGetCaptureInfo_v3(s.get(), &status, nullptr, nullptr, &deps, &data, &count) == CUDA_SUCCESS);
     REQUIRE(count == 1);
-    CHECK(data[0].type == CU_GRAPH_DEPENDENCY_TYPE_DEFAULT);
-    CHECK(data[0].from_port == CU_GRAPH_KERNEL_NODE_PORT_DEFAULT);
+    MESSAGE("the next node's edge (observed): type " << static_cast<int>(data[0].type) << ", port "
+            << static_cast<int>(data[0].from_port) << " (driver 580: default, 0)");
     Graph g;
     REQUIRE(cuStreamEndCapture(s.get(), &g.g) == CUDA_SUCCESS);
 #else
@@ -660,7 +663,7 @@ TEST_SUITE("capture") {
 }
 
 TEST_SUITE("chain-cost") {
-  TEST_CASE("in a chain of 256 short dependent kernels PDL shortens the time per kernel, in a stream and in a graph; every chain computes its length and none runs faster than its kernels' own work") {
+  TEST_CASE("in a chain of 256 short dependent kernels, in a stream and in a graph, with PDL and without, every chain computes its length and none runs faster than its kernels' own work (the time per kernel is printed)") {
     Lab lab;
     if (!lab.capable) return wbt::skipCase(lab.tooOld);
     constexpr unsigned n = 256;
@@ -686,10 +689,9 @@ TEST_SUITE("chain-cost") {
         if (rep > 0) perKernel[way].push_back(r.perKernelNs);
       }
     CHECK(right);
-    MESSAGE("ns per kernel: stream " << median(perKernel[0]) << ", with PDL " << median(perKernel[1]) << "; graph "
-            << median(perKernel[2]) << ", with PDL " << median(perKernel[3]));
-    CHECK(median(perKernel[1]) < median(perKernel[0]));
-    CHECK(median(perKernel[3]) < median(perKernel[2]));
+    // Whether PDL saves time is the scheduler's (the overlap is opportunistic): printed, not asserted.
+    MESSAGE("ns per kernel (observed): stream " << median(perKernel[0]) << ", with PDL " << median(perKernel[1])
+            << "; graph " << median(perKernel[2]) << ", with PDL " << median(perKernel[3]));
   }
 }
 

@@ -180,7 +180,8 @@ void overlap(const Kernels& k) {
   CU_CHECK(cuStreamSynchronize(s));
   const Pair::Seen r = p.results();
   std::printf("the secondary's preamble ran while the primary still waited for the host: %s\n",
-              started && primaryRunning ? "yes" : "NO");
+              started && primaryRunning ? "yes"
+                                        : "no (allowed: the reference calls the overlap opportunistic)");
   std::printf("times from the primary's start: secondary preamble %+lld ns, primary's end %+lld ns, "
               "secondary after its wait %+lld ns\n", r.sincePrimaryStart(r.preamble),
               r.sincePrimaryStart(r.primaryEnd), r.sincePrimaryStart(r.afterWait));
@@ -189,10 +190,13 @@ void overlap(const Kernels& k) {
               r.early, r.lateBefore, r.lateAfter);
   //! [overlap]
   //! [overlap-2]
-  wb::expect(started && primaryRunning && r.preamble < r.primaryEnd,
-             "the secondary's preamble running before the primary ended",
-             started ? "the primary had ended first" : "the secondary had not started within 2 s");
-  wb::expect(r.afterWait >= r.primaryEnd && r.lateBefore == 0 && r.lateAfter == 1,
+  // The early start is opportunistic: printed above. What griddepcontrol.wait and the fence promise
+  // holds whether it started early or not; and a preamble that ran early cannot have seen the write
+  // the primary made only after the host opened the gate.
+  if (started && primaryRunning)
+    wb::expect(r.preamble < r.primaryEnd && r.lateBefore == 0, "an early preamble timed before the primary's end",
+               "its time or its reads say otherwise");
+  wb::expect(r.afterWait >= r.primaryEnd && r.lateAfter == 1,
              "the wait holding the secondary until the primary had ended and its writes were visible",
              "after the wait: late = " + std::to_string(r.lateAfter));
   wb::expect(r.early == 1, "a value fenced before the trigger visible to the secondary's preamble",
@@ -558,10 +562,10 @@ void reportChain(const std::vector<ChainCost>& costs, double ownWorkUs, bool rig
               most.us[2] - ownWorkUs, most.us[3] - ownWorkUs);
   wb::expect(right, "every chain computing its length, and no run faster than its kernels' own work",
              "a chain with another value, or a span shorter than its work");
-  wb::expect(most.us[1] < most.us[0] && most.us[3] < most.us[2],
-             "PDL shortening the time per kernel at " + std::to_string(most.kernels) +
-                 " kernels, in a stream and in a graph",
-             "PDL was not faster there");
+  // Whether PDL shortens the chain is what this machine's scheduler did (the overlap is
+  // opportunistic): the ratio is printed, not asserted.
+  std::printf("at %u kernels PDL took %.2fx the time per kernel in a stream, %.2fx in a graph\n", most.kernels,
+              most.us[1] / most.us[0], most.us[3] / most.us[2]);
 }
 //! [chain-table]
 
