@@ -172,7 +172,7 @@ bool exactCopy(const Matrix& source, const Matrix& copy) {
 
 // How many padding floats of copy are no longer the bits 0xDEADBEEF. Not asserted: the reference
 // does not say whether a TMA store may write the rest of the 16 bytes a row ends in (on driver 580
-// one H100 wrote the float after each 999-float row, an H200 did not).
+// one run wrote the float after each 999-float row, another did not).
 size_t paddingChanged(const Matrix& copy) {
   const std::vector<float> to = copy.read();
   const uint32_t blank = 0xDEADBEEFu;

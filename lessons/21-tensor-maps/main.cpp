@@ -404,7 +404,7 @@ void showInterleaved(const Matrix& m) {
     alignas(128) CUtensorMap map;
     std::printf("  %-44s %s\n", what, describe(encode(e, &map)).c_str());
   }
-  // Whether the call checks it the reference does not say: on driver 580 an H200 did, an H100 did not.
+  // Whether the call checks it the reference does not say: on driver 580 two runs answered differently.
   alignas(128) unsigned char storage[sizeof(CUtensorMap) + 16];
   std::printf("the map's address (the reference: 64-byte aligned), shown, not asserted:\n  %-44s %s\n",
               "a map 16 bytes past a 128-byte aligned address",
@@ -506,7 +506,7 @@ void launchPlainCopy(const Kernels& k, const Matrix& from, const Matrix& to) {
 
 //! [copy]
 // Sides no multiple of the box. The plain copy must leave the padding alone; the TMA copy's is only shown:
-// a row of 999 floats ends inside a 16-byte unit, and on driver 580 an H100's TMA store wrote the rest.
+// a row of 999 floats ends inside a 16-byte unit, and on driver 580 one run's TMA store wrote the rest.
 void copies(const Kernels& k, const Matrix& source) {
   const Matrix viaTma = blankLike(source), viaPlain = blankLike(source);
   launchTmaCopy(k, encoded(tileOf(source, 64, 64)), encoded(tileOf(viaTma, 64, 64)), source);
