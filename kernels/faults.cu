@@ -1,5 +1,5 @@
-// Kernels for lesson 10: each fault on purpose, and the work the supervisor finishes. extern "C",
-// so the host finds them by name. Every one of these faults runs in a child process.
+// Kernels for lessons 10 and 25: each fault on purpose, and the work the supervisor finishes.
+// extern "C", so the host finds them by name. Every one of these faults runs in a child process.
 
 #include <cassert>
 
@@ -20,6 +20,21 @@ extern "C" __global__ void read_misaligned(const char* bytes, int* out) {
   *out = *reinterpret_cast<const volatile int*>(bytes + 1);
 }
 //! [faults]
+
+//! [stay]
+// Lesson 25's fault: the same write, then the warp stays resident for up to stayNs. The CUDA-GDB
+// manual: "If the warp exits after the instruction causing exception has executed, but before the
+// exception has been recognized and reported, it may result in the exception not being reported",
+// and a kernel that exits before it is recognized "may result in failure to generate the corefile".
+// Bounded by the GPU's clock, so a fault that is never recognized cannot hang the child.
+extern "C" __global__ void write_to_and_stay(unsigned long long address, unsigned long long stayNs) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  *reinterpret_cast<volatile int*>(address) = 1;  // the faulting store
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  while (now - start < stayNs);
+}
+//! [stay]
 
 //! [chunk]
 // One chunk of the supervisor's job: adds k * k to *sum for every k in [first, first + n). With
