@@ -20,7 +20,7 @@
 namespace {
 
 constexpr unsigned kLimitSeconds = 120;
-constexpr int kPrintedLines = 8192;  // the program's printf kernel prints this many lines per run
+constexpr int kPrintedLines = 8192;  // the lines of the program's printf run through the default FIFO
 
 std::vector<std::string> linesOf(const std::string& text) {
   std::vector<std::string> lines;
@@ -321,20 +321,25 @@ TEST_SUITE("log-file") {
 }
 
 TEST_SUITE("printf-fifo") {
-  // Lines of one run of the program's printf child (run 1: a FIFO of 4 KiB in a new context; run 2:
-  // the primary context's default), and how many came before the mark it prints once the kernel has
-  // finished and before it synchronises.
+  // Lines of one run of the program's printf child (run 1: a new context whose FIFO was asked for 4
+  // KiB, more lines than an eighth of what the driver kept; run 2: the primary context's default):
+  // how many it printed, how many arrived, and how many came before the mark it prints once the
+  // kernel has finished and before it synchronises.
   struct Run {
-    int arrived = 0, beforeSync = 0;
+    int printed = 0, arrived = 0, beforeSync = 0;
   };
   Run runOf(const std::string& output, int tag) {
     Run r;
+    for (const std::string& line : linesOf(output)) {
+      int run = 0, n = 0;
+      if (std::sscanf(line.c_str(), "  run %d prints %d lines", &run, &n) == 2 && run == tag) r.printed = n;
+    }
     bool marked = false;
-    std::vector<bool> seen(kPrintedLines, false);
+    std::vector<bool> seen(static_cast<size_t>(std::max(r.printed, 0)), false);
     for (const std::string& line : linesOf(output)) {
       int run = 0, i = 0;
       if (line.rfind("  mark run " + std::to_string(tag) + ": the kernel has finished", 0) == 0) marked = true;
-      if (std::sscanf(line.c_str(), "printf run %d line %d", &run, &i) != 2 || run != tag || i < 0 || i >= kPrintedLines || seen[i])
+      if (std::sscanf(line.c_str(), "printf run %d line %d", &run, &i) != 2 || run != tag || i < 0 || i >= r.printed || seen[i])
         continue;
       seen[i] = true;
       ++r.arrived;
@@ -351,32 +356,44 @@ TEST_SUITE("printf-fifo") {
   TEST_CASE("no printf line arrives before a synchronisation, though the kernel has finished") {
     const wb::ProcessEnd& end = child("printf");
     REQUIRE(end.code == 0);
-    const Run small = runOf(end.output, 1), full = runOf(end.output, 2);
-    if (small.arrived == kPrintedLines) CHECK(small.beforeSync == 0);
-    CHECK(full.arrived == kPrintedLines);
+    const Run full = runOf(end.output, 2);
+    REQUIRE(full.printed == kPrintedLines);
     CHECK(full.beforeSync == 0);
   }
 
-  // Observed on driver 580 (the default size is the driver's: the output says it).
-  TEST_CASE("through the primary context's default FIFO every one of the 8192 lines arrives") {
+  // The FIFO's default size and what a line costs in it are the driver's (neither is documented):
+  // every line of run 2 is owed only where the default holds them at the cost run 1 measured.
+  TEST_CASE("through the primary context's default FIFO every line arrives, where it has room for them at the measured cost per line") {
     const wb::ProcessEnd& end = child("printf");
     REQUIRE(end.code == 0);
-    CHECK(runOf(end.output, 2).arrived == kPrintedLines);
+    size_t small = 0, byDefault = 0;
+    for (const std::string& line : linesOf(end.output)) {
+      std::sscanf(line.c_str(), "  a new context, asked for %*d bytes: its FIFO holds %zu", &small);
+      std::sscanf(line.c_str(), "  the primary context's FIFO: %zu", &byDefault);
+    }
+    const Run lossy = runOf(end.output, 1), full = runOf(end.output, 2);
+    REQUIRE(lossy.arrived > 0);
+    const double perLine = static_cast<double>(small) / lossy.arrived;
+    MESSAGE("about " << perLine << " bytes of FIFO per line (observed); the default FIFO " << byDefault << " bytes");
+    if (byDefault < perLine * full.printed)
+      return wbt::skipCase("the default FIFO has no room for every line at the measured cost");
+    CHECK(full.arrived == full.printed);
   }
 
   // The programming guide: "if more output is produced during kernel execution than can fit in the
   // buffer, older output is overwritten". Each line puts at least its format string's address (8
-  // bytes) into the FIFO, so one of fewer than 8 bytes per line cannot hold them all.
-  TEST_CASE("through a FIFO of 4 KiB, set before any printf kernel of its context, lines are lost") {
+  // bytes) into the FIFO, and run 1 prints more lines than an eighth of the FIFO the driver kept.
+  TEST_CASE("through a FIFO set small before any printf kernel of its context, more lines than an eighth of its bytes are not all delivered") {
     const wb::ProcessEnd& end = child("printf");
     REQUIRE(end.code == 0);
     size_t fifo = 0;
     for (const std::string& line : linesOf(end.output))
       std::sscanf(line.c_str(), "  a new context, asked for %*d bytes: its FIFO holds %zu", &fifo);
-    INFO("the small FIFO holds " << fifo << " bytes");
+    const Run run = runOf(end.output, 1);
+    INFO("the small FIFO holds " << fifo << " bytes; run 1 printed " << run.printed << " lines");
     REQUIRE(fifo > 0);
-    if (fifo >= static_cast<size_t>(kPrintedLines) * 8) return wbt::skipCase("the driver kept a FIFO large enough for every line");
-    CHECK(runOf(end.output, 1).arrived < kPrintedLines);
+    REQUIRE(static_cast<size_t>(run.printed) * 8 > fifo);
+    CHECK(run.arrived < run.printed);
   }
 
   // The reference (cuCtxSetLimit): setting CU_LIMIT_PRINTF_FIFO_SIZE "must be performed before
