@@ -39,6 +39,11 @@ const std::vector<EnvVariable>& cudaEnvironmentVariables() {
        "the share of L2 set aside for persisting accesses under MPS", true},
       {"CUDA_DISABLE_PERF_BOOST", "0", "1", "1 stops the driver from raising the device's performance state", true},
       {"CUDA_AUTO_BOOST", nullptr, "0", "overrides nvidia-smi's auto-boost setting (deprecated)", true},
+      // Peer access (CUDA 13.5 and newer; driver 580, CUDA 13.0, does not read it)
+      {"CUDA_DISABLE_IOMMU_ACS_P2P_CAPABILITY_CHECK", "0", "1",
+       "1 skips the IOMMU/ACS topology check that cuDeviceCanAccessPeer and cuCtxEnablePeerAccess make from "
+       "CUDA 13.5 on",
+       false},
       // Module loading
       {"CUDA_MODULE_LOADING", "LAZY|DEFAULT", "EAGER",
        "EAGER loads every kernel of a module or library at cuModuleLoad* or cuLibraryLoad*, not when first asked for", false},
@@ -48,8 +53,12 @@ const std::vector<EnvVariable>& cudaEnvironmentVariables() {
       {"CUDA_LOG_FILE", nullptr, "stderr", "the driver writes a message for each failed call to this file, stdout or stderr", true},
       // GPU core dumps (CUDA-GDB manual)
       {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "0", "1", "1 writes a GPU core dump when a kernel faults, then aborts the process", false},
-      {"CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION", "1", "0", "with GPU core dumps on, 0 leaves out the CPU core dump", false},
-      {"CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", "0", "1", "1 leaves memory out of GPU core dumps", false},
+      {"CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION", "1", "0",
+       "with GPU core dumps on, 0 leaves out the CPU core dump (deprecated since 12.5 for CUDA_COREDUMP_GENERATION_FLAGS)",
+       false},
+      {"CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", "0", "1",
+       "1 left memory out of GPU core dumps; CUDA-GDB 13.0 removed its support (use CUDA_COREDUMP_GENERATION_FLAGS)",
+       false},
       {"CUDA_ENABLE_USER_TRIGGERED_COREDUMP", "0", "1", "1 opens a pipe per process; a write to it triggers a GPU core dump", false},
       {"CUDA_COREDUMP_FILE", nullptr, "core.%p.nvcudmp", "the name of the GPU core dump file", false},
       {"CUDA_COREDUMP_PIPE", nullptr, "corepipe.%p", "the name of the pipe that triggers a GPU core dump", false},
