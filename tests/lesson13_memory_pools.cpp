@@ -7,9 +7,8 @@
 // cuMemAlloc and cuMemFree. Pending work comes from the gate kernel (common/gate.hpp): nothing here
 // sleeps, and no gate stays closed past its deadline. Which block a pool hands out is the driver's
 // choice (the guide: a newer driver "may change, enhance, augment and/or reorder" the reuse
-// policies), and a synchronisation only "will try to" release memory: the cases that assert either
-// say what driver 580 did, and a newer driver that chooses otherwise fails them, for the page to be
-// re-read against it.
+// policies), and a synchronisation only "will try to" release memory: the cases print what this
+// driver chose (driver 580's choices are on the page) and assert only what the reference promises.
 #include "damaged_images.hpp"
 #include "gate.hpp"
 #include "support.hpp"
@@ -276,7 +275,7 @@ TEST_SUITE("own-pool") {
 }
 
 TEST_SUITE("release-threshold") {
-  TEST_CASE("with release threshold 0, a freed block is given back at the next synchronisation of its stream, as observed on driver 580 (the reference: the allocator will try to)") {
+  TEST_CASE("with release threshold 0, a freed block stays reserved until its stream is synchronised (then the allocator will try to give it back: printed)") {
     Lab lab;
     Pool pool(lab.dev());
     Stream s;
@@ -284,7 +283,7 @@ TEST_SUITE("release-threshold") {
     CHECK(p != 0);
     CHECK(pool.reserved() >= kBlock);
     s.sync();
-    CHECK(pool.reserved() < kBlock);
+    MESSAGE("after the synchronisation the pool reserves " << pool.reserved() << " B (driver 580: none)");
   }
 
   TEST_CASE("with a high release threshold a freed block stays reserved, out of the device's free memory, until cuMemPoolTrimTo") {
@@ -328,7 +327,7 @@ TEST_SUITE("release-threshold") {
 }
 
 TEST_SUITE("reuse") {
-  TEST_CASE("a block freed in a stream serves that stream's next allocation, before the stream has run either, as observed on driver 580") {
+  TEST_CASE("a stream that freed a block allocates again before it has run either, without waiting (which block it gets is printed)") {
     Lab lab;
     Pool pool(lab.dev());
     Stream a;
@@ -338,28 +337,32 @@ TEST_SUITE("reuse") {
     const cuuint64_t one = pool.reserved();
     CU_CHECK(cuMemFreeAsync(first, a.get()));
     Block second(pool, kBlock, a.get());
-    CHECK(second.get() == first);
-    CHECK(pool.reserved() == one);
+    CHECK(second.get() != 0);
+    MESSAGE("the same block: " << (second.get() == first) << ", the pool still reserves one block's worth: "
+                               << (pool.reserved() == one) << " (driver 580: both)");
     CHECK(gate.outcome() == wb::Gate::Waiting);
     gate.open();
   }
 
-  TEST_CASE("another stream, not ordered after the pending free, gets a new block and does not wait, as observed on driver 580") {
+  TEST_CASE("another stream, not ordered after the pending free, gets a block while the free is pending (which one, and whether it waits, is printed)") {
     Lab lab;
     Pool pool(lab.dev());
     Stream a, b;
     wb::Gate gate(lab.k.gate, a.get());
     const CUdeviceptr first = allocAndFree(pool, a.get());
+    bool same = false;
     {
       Block second(pool, kBlock, b.get());
-      CHECK(second.get() != first);
+      CHECK(second.get() != 0);
+      same = second.get() == first;
     }
     b.sync();  // bounded by the gate's deadline, should b wait for a after all
-    CHECK(gate.outcome() == wb::Gate::Waiting);
+    MESSAGE("the same block: " << same << "; B finished with A's gate still closed: "
+                               << (gate.outcome() == wb::Gate::Waiting) << " (driver 580: no, yes)");
     gate.open();
   }
 
-  TEST_CASE("a stream waiting on an event recorded after the free gets the freed block; with REUSE_FOLLOW_EVENT_DEPENDENCIES off, a new one, as observed on driver 580") {
+  TEST_CASE("a stream waiting on an event recorded after the free gets a block, with REUSE_FOLLOW_EVENT_DEPENDENCIES on and off (which one is printed)") {
     Lab lab;
     for (bool follow : {true, false}) {
       CAPTURE(follow);
@@ -372,14 +375,15 @@ TEST_SUITE("reuse") {
       CU_CHECK(cuEventRecord(freed.get(), a.get()));
       CU_CHECK(cuStreamWaitEvent(b.get(), freed.get(), 0));
       Block second(pool, kBlock, b.get());
-      CHECK((second.get() == first) == follow);
+      CHECK(second.get() != 0);
+      MESSAGE("follow " << follow << ": the same block " << (second.get() == first) << " (driver 580: as follow)");
       gate.open();
     }
   }
 }
 
 TEST_SUITE("reuse-policies") {
-  TEST_CASE("with nothing ordering it, a stream gets a block whose free the device has already passed only under REUSE_ALLOW_OPPORTUNISTIC, as observed on driver 580") {
+  TEST_CASE("with nothing ordering it, a stream gets a block after the device has passed another stream's free, with REUSE_ALLOW_OPPORTUNISTIC on and off (which one is printed)") {
     Lab lab;
     for (bool allowed : {true, false}) {
       CAPTURE(allowed);
@@ -391,7 +395,8 @@ TEST_SUITE("reuse-policies") {
       launchStamp(lab, words, 1, a.get());  // after the free
       REQUIRE(waitForWord(words, 1));        // the host knows A passed its free, without synchronising
       Block second(pool, kBlock, b.get());
-      CHECK((second.get() == first) == allowed);
+      CHECK(second.get() != 0);
+      MESSAGE("opportunistic " << allowed << ": the same block " << (second.get() == first) << " (driver 580: as allowed)");
     }
   }
 
@@ -407,7 +412,7 @@ TEST_SUITE("reuse-policies") {
     if (rc == CUDA_SUCCESS) CU_CHECK(cuMemFreeAsync(second, s.get()));
   }
 
-  TEST_CASE("a full pool gives another stream the block of a pending free and makes it wait, under REUSE_ALLOW_INTERNAL_DEPENDENCIES only, as observed on driver 580") {
+  TEST_CASE("a full pool whose one block is pending a free no order reaches refuses another stream without REUSE_ALLOW_INTERNAL_DEPENDENCIES; with it, what it does is printed") {
     Lab lab;
     for (bool allowed : {true, false}) {
       CAPTURE(allowed);
@@ -423,17 +428,21 @@ TEST_SUITE("reuse-policies") {
         CHECK(rc != CUDA_SUCCESS);
         continue;  // the gate opens, the streams drain, the pool goes, in that order
       }
-      REQUIRE(rc == CUDA_SUCCESS);
-      CHECK(taken.ptrs[0] == first);
+      MESSAGE("internal dependencies on: " << wb::errorName(rc) << " (driver 580: CUDA_SUCCESS)");
+      if (rc != CUDA_SUCCESS) continue;
       launchStamp(lab, words, 1, b.get());
       launchStamp(lab, words, 2, c.get());
       c.sync();
       CHECK(words.read(2) != 0);  // the GPU was free to run a stamp
-      CHECK(words.read(1) == 0);  // B's waits for A's free, behind the gate
-      CHECK(cuStreamQuery(b.get()) == CUDA_ERROR_NOT_READY);
+      const bool waited = words.read(1) == 0 && cuStreamQuery(b.get()) == CUDA_ERROR_NOT_READY;
+      MESSAGE("A's block: " << (taken.ptrs[0] == first) << "; B's stamp waited for A's gate: " << waited
+                            << " (driver 580: both)");
+      // Stream order is the pool's promise: a block whose free is still pending is handed out only
+      // with B made to wait for that free.
+      if (taken.ptrs[0] == first) CHECK(waited);
       gate.open();
       b.sync();
-      CHECK(words.read(1) != 0);
+      CHECK(words.read(1) != 0);  // B's work ran once nothing held it
     }
   }
 #endif

@@ -255,16 +255,17 @@ TEST_SUITE("attributes") {
     CHECK(out.read(2) == std::vector<unsigned>{Ones::sum(n), Ones::sum(n)});
   }
 
-  // The reference says only "If the set fails, this call will return an error": that the attribute
-  // keeps its value is what driver 580 did, asserted as such.
-  TEST_CASE("cuFuncSetAttribute refuses more than the opt-in limit minus the static shared memory, and on driver 580 the attribute kept its value") {
+  // The reference says only "If the set fails, this call will return an error": whether the
+  // attribute keeps its value it does not say (driver 580 kept it): printed, not asserted.
+  TEST_CASE("cuFuncSetAttribute refuses more than the opt-in limit minus the static shared memory, and takes the limit itself") {
     Lab lab;
     const CUfunction f = lab.fn("smem_sum");
     const int limit = lab.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) -
                       funcAttribute(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
     const int before = funcAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
     CHECK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, limit + 1) != CUDA_SUCCESS);
-    CHECK(funcAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) == before);
+    const int after = funcAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+    MESSAGE("after the refused set the attribute " << (after == before ? "kept" : "changed") << " its value (observed)");
     CHECK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, limit) == CUDA_SUCCESS);
   }
 }

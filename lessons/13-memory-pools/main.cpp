@@ -234,14 +234,23 @@ Held allocateFreeSync(CUmemoryPool pool, CUstream s, size_t size) {
 //! [threshold]
 // The same 64 MiB allocated, freed and synchronised twice: under the default release threshold (0),
 // then under the highest one. cuMemGetInfo shows what the device has left for everyone else.
+// Which block a pool hands out, and whether a synchronisation gives memory back ("will try to"), is
+// the driver's to choose (the guide: a newer driver "may change, enhance, augment and/or reorder" the
+// reuse policies): the run says what it did against what driver 580 did, and holds nothing to it.
+void observed(bool asOn580, const char* what) {
+  std::printf("  (%s: %s)\n", what,
+              asOn580 ? "as on driver 580" : "unlike driver 580; the reference leaves it to the driver");
+}
+
 void releaseThreshold(CUdevice dev) {
   CUmemoryPool pool = createPool(dev);
   CUstream s = newStream();
   const Held atZero = allocateFreeSync(pool, s, kBig);
   std::printf("release threshold 0:          %s reserved before cuStreamSynchronize, %s after\n",
               bytes(atZero.beforeSync).c_str(), bytes(atZero.afterSync).c_str());
-  wb::expect(atZero.beforeSync >= kBig && atZero.afterSync < kBig,
-             "the freed block given back to the device at the synchronisation", "the pool kept it");
+  wb::expect(atZero.beforeSync >= kBig, "the freed block reserved until the synchronisation",
+             "it was gone before");
+  observed(atZero.afterSync < kBig, "the block given back at the synchronisation");
   cuuint64_t keepAll = UINT64_MAX;
   CU_CHECK(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keepAll));
   const size_t freeBefore = freeMemory();
@@ -299,7 +308,7 @@ void reuseInSameStream(const Kernels& k, CUdevice dev, CUstream a) {
     const cuuint64_t now = reservedIn(pool);
     std::printf("%-32s %s; the pool reserves %s\n", "A again, gate closed:", sameOrNew(first, second),
                 bytes(now).c_str());
-    wb::expect(second == first && now == one, "the block reused by the stream that freed it", "a new block");
+    observed(second == first && now == one, "the block reused by the stream that freed it");
     CU_CHECK(cuMemFreeAsync(second, a));
     gate.open();
     CU_CHECK(cuStreamSynchronize(a));
@@ -325,8 +334,7 @@ void noReuseUnordered(const Kernels& k, CUdevice dev, CUstream a, CUstream b) {
     const bool gated = gate.outcome() == wb::Gate::Waiting;
     std::printf("%-32s %s; B finished with A's gate still %s\n", "B, no order, A's free pending:",
                 sameOrNew(first, second), gated ? "closed" : "NOT closed");
-    wb::expect(second != first && gated, "a new block for B, which waited for nothing",
-               second == first ? "B got A's block" : "B waited for A's gate");
+    observed(second != first && gated, "a new block for B, which waited for nothing");
     gate.open();
     CU_CHECK(cuStreamSynchronize(a));
   }
@@ -353,9 +361,8 @@ void reuseAfterEvent(const Kernels& k, CUdevice dev, CUstream a, CUstream b, boo
     CU_CHECK(cuMemAllocFromPoolAsync(&second, kBlock, pool, b));
     std::printf("%-32s %s\n", follow ? "B after A's event, follow on:" : "B after A's event, follow off:",
                 sameOrNew(first, second));
-    wb::expect((second == first) == follow,
-               follow ? "B reusing A's block through the event" : "a new block for B",
-               follow ? "a new block" : "B got A's block");
+    observed((second == first) == follow,
+             follow ? "B reusing A's block through the event" : "a new block for B");
     CU_CHECK(cuMemFreeAsync(second, b));
     gate.open();
     CU_CHECK(cuStreamSynchronize(b));  // B waits for A through the event
@@ -387,9 +394,9 @@ void reuseOpportunistic(const Kernels& k, CUdevice dev, CUstream a, CUstream b, 
               allowed ? "B, A past its free, opportunistic on:"
                       : "B, A past its free, opportunistic off:",
               sameOrNew(first, second));
-  wb::expect(passed && (second == first) == allowed,
-             allowed ? "B reusing the block A had already freed" : "a new block for B without the policy",
-             !passed ? "A's stamp never came" : second == first ? "B got A's block" : "a new block");
+  wb::expect(passed, "A's stamp, which shows A past its free", "it never came");
+  observed((second == first) == allowed,
+           allowed ? "B reusing the block A had already freed" : "a new block for B");
   CU_CHECK(cuMemPoolDestroy(pool));
 }
 //! [opportunistic]
@@ -426,10 +433,11 @@ void reuseInternal(const Kernels& k, CUdevice dev, CUstream a, CUstream b, CUstr
                 sameOrNew(first, second), bWaits ? "waits for A's gate" : "DID NOT WAIT");
   else
     std::printf("%-44s %s\n", "B, pool full, internal dependencies off:", wb::errorName(rc).c_str());
-  wb::expect(allowed ? rc == CUDA_SUCCESS && second == first && bWaits : rc != CUDA_SUCCESS,
-             allowed ? "B given A's block, and made to wait for A's free" : "the allocation refused",
-             wb::errorName(rc) + (allowed && second != first ? ", a new block" : "") +
-                 (allowed && !bWaits ? ", B did not wait" : ""));
+  // With the policy off, the pool's one block is pending a free no order reaches: nothing to give.
+  if (!allowed) wb::expect(rc != CUDA_SUCCESS, "the allocation refused", wb::errorName(rc));
+  else
+    observed(rc == CUDA_SUCCESS && second == first && bWaits,
+             "B given A's block, and made to wait for A's free");
   gate.open();
   CU_CHECK(cuStreamSynchronize(a));
   CU_CHECK(cuStreamSynchronize(b));
