@@ -243,7 +243,9 @@ TEST_SUITE("allocate") {
 }
 
 TEST_SUITE("first-touch") {
-  TEST_CASE("a kernel's second pass over managed memory the host wrote is faster than its first, which moved the pages, as observed on driver 580") {
+  // Which pass is faster is the driver's migration policy (an HMM or ATS machine may leave the pages
+  // where they are): printed against what driver 580 did, not asserted.
+  TEST_CASE("a kernel reads what the host wrote to managed memory, in its first pass, which moves the pages, and its second (the times are printed)") {
     Lab lab;
     wbt::Stream s;
     Managed m(kBuffer);
@@ -251,9 +253,7 @@ TEST_SUITE("first-touch") {
     float first = 0, second = 0;
     CHECK(lab.sumOf(m.get(), m.size(), s.get(), &first) == expectedSum(m.size() / 4, 7));
     CHECK(lab.sumOf(m.get(), m.size(), s.get(), &second) == expectedSum(m.size() / 4, 7));
-    CAPTURE(first);
-    CAPTURE(second);
-    CHECK(second < first);
+    MESSAGE("first pass " << first << " ms, second " << second << " ms (driver 580: the second faster)");
   }
 }
 
@@ -325,14 +325,16 @@ TEST_SUITE("advise") {
 }
 
 TEST_SUITE("read-mostly") {
-  TEST_CASE("with SET_READ_MOSTLY a kernel's pass after the host read every page is faster than with UNSET_READ_MOSTLY, as observed on driver 580") {
+  // The reference describes what read duplication allows, not what it saves: the times are printed
+  // against what driver 580 did. What is asserted: both passes take time and neither fails.
+  TEST_CASE("with SET_READ_MOSTLY and with UNSET_READ_MOSTLY a kernel's pass after the host read every page runs (the times are printed)") {
     Lab lab;
     if (!lab.concurrent()) return wbt::skipCase("CONCURRENT_MANAGED_ACCESS is 0: no read duplication here");
     wbt::Stream s;
     const float plain = passAfterHostRead(lab, s.get(), false), duplicated = passAfterHostRead(lab, s.get(), true);
-    CAPTURE(plain);
-    CAPTURE(duplicated);
-    CHECK(duplicated < plain);
+    CHECK(plain > 0);
+    CHECK(duplicated > 0);
+    MESSAGE("unset " << plain << " ms, set " << duplicated << " ms (driver 580: set faster)");
   }
 }
 
@@ -479,7 +481,10 @@ TEST_SUITE("batch") {
 }
 
 TEST_SUITE("streaming") {
-  TEST_CASE("a kernel over 256 MiB of managed memory whose pages are on the host is no faster than the host link, and after a prefetch it is faster, as observed on driver 580") {
+  // The host link bounds a kernel over pages on the host only where they must cross it: on a
+  // hardware-coherent machine (PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES) they may be read over
+  // NVLink-C2C, and the PCIe link NVML names bounds nothing. Faster after a prefetch: printed.
+  TEST_CASE("a kernel over 256 MiB of managed memory whose pages are on the host is no faster than the host link (where the pages must cross it), before and after a prefetch") {
     Lab lab;
     if (!lab.concurrent()) return wbt::skipCase("CONCURRENT_MANAGED_ACCESS is 0: prefetching to a device is not allowed");
     const size_t bytes = 256u << 20;
@@ -494,9 +499,9 @@ TEST_SUITE("streaming") {
     CU_CHECK(wb::memPrefetchAsync(m.get(), bytes, wb::hostLocation(), 0, s.get()));
     CU_CHECK(wb::memPrefetchAsync(m.get(), bytes, wb::deviceLocation(lab.dev()), 0, s.get()));
     CHECK(lab.sumOf(m.get(), bytes, s.get(), &prefetched) == expectedSum(bytes / 4, 17));
-    CAPTURE(faulted);
-    CAPTURE(prefetched);
-    CHECK(prefetched < faulted);
+    MESSAGE("faulted " << faulted << " ms, prefetched " << prefetched << " ms (driver 580: prefetched faster)");
+    if (wbt::attribute(lab.dev(), CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES))
+      return wbt::skipCase("hardware-coherent host memory: the PCIe link does not bound reads of host pages here");
     char busId[32] = {0};
     CU_CHECK(cuDeviceGetPCIBusId(busId, sizeof busId, lab.dev()));
     std::string why;

@@ -271,9 +271,9 @@ void firstTouch(const Lab& lab) {
   wb::expect(right, "both passes reading what the host wrote", "a wrong sum");
   if (lab.sanitized)
     std::printf("(the times mean nothing under compute-sanitizer: not compared)\n");
-  else
-    wb::expect(second < first, "the second pass faster than the first, which moved the pages",
-               "the second pass was not faster");
+  else  // the driver's migration policy, not a promise: printed against what driver 580 did
+    std::printf("the second pass %s the first (driver 580: faster)\n",
+                second < first ? "faster than" : "NOT faster than");
   CU_CHECK(cuMemFree(p));
 }
 
@@ -382,7 +382,9 @@ void readMostlyEffect(const Lab& lab) {
   const float plain = passAfterHostRead(lab, false), duplicated = passAfterHostRead(lab, true);
   std::printf("the kernel's pass after the host read every page: %.3f ms with UNSET_READ_MOSTLY, %.3f ms with "
               "SET_READ_MOSTLY\n", plain, duplicated);
-  wb::expect(duplicated < plain, "read-duplicated pages sparing the kernel the move back", "it was not faster");
+  // The driver's policy, not a promise: printed against what driver 580 did.
+  std::printf("read duplication %s the kernel's pass (driver 580: shortened)\n",
+              duplicated < plain ? "shortened" : "did NOT shorten");
 }
 
 //! [prefetch-order]
@@ -569,6 +571,7 @@ Rates measure(const Lab& lab, size_t bytes) {
 // (lesson 05), 0 where NVML cannot say.
 struct Limits {
   double dram = 0, link = 0;
+  bool coherent = false;  // the GPU reads host pages in place (C2C): the PCIe link is not their limit
 };
 
 Limits limitsOf(CUdevice dev) {
@@ -580,6 +583,10 @@ Limits limitsOf(CUdevice dev) {
   std::string why;
   const std::optional<wb::nvml::PcieLink> link = wb::nvml::pcieLink(busId, why);
   if (link) l.link = link->bytesPerSecond() / 1e9;
+  l.coherent = attribute(dev, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES) != 0;
+  if (l.coherent)
+    std::printf("hardware-coherent host memory (PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES 1): host pages\n"
+                "may be read over NVLink-C2C, so the PCIe link below limits nothing here\n");
   std::printf("limits: the device's memory %.1f GB/s (its attributes); the host link %s\n", l.dram,
               link ? link->describe().c_str() : ("unknown: " + why).c_str());
   return l;
@@ -618,11 +625,12 @@ void report(const std::vector<Rates>& rates, const Limits& lim) {
               fraction(big.prefetch, lim.link).c_str(), fraction(big.prefetch, lim.dram).c_str(),
               fraction(big.prefetched, lim.link).c_str(), fraction(big.prefetched, lim.dram).c_str(),
               fraction(big.deviceMemory, lim.link).c_str(), fraction(big.deviceMemory, lim.dram).c_str());
-  const bool linkBound = lim.link == 0 || (big.faulted <= lim.link * 1.05 && big.prefetch <= lim.link * 1.05);
+  const bool linkBound = lim.link == 0 || lim.coherent ||
+                         (big.faulted <= lim.link * 1.05 && big.prefetch <= lim.link * 1.05);
   wb::expect(linkBound && big.deviceMemory <= lim.dram * 1.05, "every rate within the limit of what it crosses",
              "a rate above its limit");
-  wb::expect(big.prefetched > big.faulted, "the kernel after the prefetch faster than the one that faulted",
-             "it was not faster");
+  std::printf("the kernel after the prefetch %s the one that faulted (the driver's policy; driver 580: "
+              "faster)\n", big.prefetched > big.faulted ? "faster than" : "NOT faster than");
 }
 
 wb::FigureTable tableOf(const std::vector<Rates>& rates, const Limits& lim) {
