@@ -193,8 +193,10 @@ struct BindingRun {
 };
 
 BindingRun runBindingChild(const std::string& libraryDir, bool bindNow) {
+  // Without the JIT's and its cache's variables too, as every child of this lesson runs.
   const wb::ProcessEnd end = wb::runProcess({wb::selfPath(), "--binding-child"},
-                                            {"LD_LIBRARY_PATH=" + libraryDir, bindNow ? "LD_BIND_NOW=1" : "LD_BIND_NOW"}, 30);
+      {"LD_LIBRARY_PATH=" + libraryDir, bindNow ? "LD_BIND_NOW=1" : "LD_BIND_NOW", "CUDA_FORCE_PTX_JIT",
+       "CUDA_FORCE_JIT", "CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH"}, 30);
   BindingRun run;
   run.reachedMain = end.output.find("main reached") != std::string::npos;
   run.code = end.timedOut || end.signal ? -1 : end.code;
@@ -525,11 +527,11 @@ int main(int argc, char** argv) {
     wb::checkEnvironment({
         {"CUDA_DISABLE_PTX_JIT", wb::Under::Stops, "step 5 compiles PTX; the driver would refuse with another code"},
         {"CUDA_DISABLE_JIT", wb::Under::Stops, "step 5 compiles PTX; the driver would refuse with another code"},
-        {"CUDA_FORCE_PTX_JIT", wb::Under::Controls, "the JIT's children of steps 5 and 6 run without it"},
-        {"CUDA_FORCE_JIT", wb::Under::Controls, "the JIT's children of steps 5 and 6 run without it"},
-        {"CUDA_CACHE_DISABLE", wb::Under::Controls, "steps 5 and 6 give each child its own cache setting"},
-        {"CUDA_CACHE_MAXSIZE", wb::Under::Controls, "steps 5 and 6 run their children with the default size"},
-        {"CUDA_CACHE_PATH", wb::Under::Controls, "steps 5 and 6 give each child its own empty cache folder"},
+        {"CUDA_FORCE_PTX_JIT", wb::Under::Controls, "its children run without it"},
+        {"CUDA_FORCE_JIT", wb::Under::Controls, "its children run without it"},
+        {"CUDA_CACHE_DISABLE", wb::Under::Controls, "steps 5 and 6 give each child its own cache setting, step 4's none"},
+        {"CUDA_CACHE_MAXSIZE", wb::Under::Controls, "its children run with the default size"},
+        {"CUDA_CACHE_PATH", wb::Under::Controls, "steps 5 and 6 give each child its own empty cache folder, step 4's none"},
         {"CUDA_MODULE_LOADING", wb::Under::Teaches,
          "step 5's loads of newer PTX show what this mode does (the page explains lazy loading, the default)"},
         {"CUDA_MODULE_DATA_LOADING", wb::Under::Teaches,

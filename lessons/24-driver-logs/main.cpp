@@ -498,10 +498,12 @@ void printfStep(const wb::ProcessEnd& end) {
   // least its format string's 8-byte address), and the guide: "older output is overwritten".
   wb::expect(end.code == 0 && small.printed > 0 && small.count < small.printed, "lines lost from the small FIFO",
              "every line arrived");
-  // What a line costs in the FIFO is the driver's (undocumented): measured from what run 1 let through.
-  const double perLine = small.count > 0 ? static_cast<double>(smallFifo) / small.count : 0;
-  std::printf("run 1 let %d lines through %zu bytes: about %.0f bytes of FIFO per line of two arguments "
-              "(observed)\n", small.count, smallFifo, perLine);
+  // What a line costs in the FIFO is the driver's (undocumented): measured from the lines the full
+  // FIFO still held at the synchronisation (those that came before it had left the FIFO already).
+  const int held = small.count - small.beforeSync;
+  const double perLine = held > 0 ? static_cast<double>(smallFifo) / held : 0;
+  std::printf("run 1's FIFO of %zu bytes held %d lines at the synchronisation: about %.0f bytes per line of "
+              "two arguments (observed)\n", smallFifo, held, perLine);
   // The guide: the buffer "is flushed only when" a launch, a synchronisation, ... : not before it.
   wb::expect(full.beforeSync == 0, "no line of run 2 before the synchronisation",
              std::to_string(full.beforeSync) + " lines came before it");

@@ -275,13 +275,18 @@ void openWithCudaGdb(const std::string& tag, const std::string& gdb, const std::
       wb::runProcess({gdb, "-nx", "-batch", "-ex", "target cudacore " + dump}, {}, 2 * kChildSeconds);
   static const std::regex where(R"(([^\s()]+\.cu):(\d+))"), folders(R"([^\s()]*/([^/\s()]+\.cu))");
   std::string exception, file, lineNumber;
+  bool atFault = false;
   for (const std::string& line : linesOf(end.output)) {
     if (!has(line, "xception") && !has(line, "write_to_and_stay") && !has(line, ".cu:")) continue;
     std::smatch m;
-    // The source file as cuda-gdb names it, with its folder where one line gives it.
-    if ((file.empty() || !has(file, "/")) && std::regex_search(line, m, where)) {
-      file = m[1];
-      lineNumber = m[2];
+    // The faulting line is where "the exception was triggered" (the warp has moved on since: the
+    // frame shows where it waits); else the first a line names, with its folder where one gives it.
+    const bool triggered = has(line, "triggered at");
+    if (std::regex_search(line, m, where)) {
+      const std::string named = m[1];
+      if (triggered || (!atFault && lineNumber.empty())) lineNumber = m[2];
+      if (file.empty() || (!has(file, "/") && has(named, "/"))) file = named;
+      atFault = atFault || triggered;
     }
     const std::string said = "CUDA Exception: ";
     if (exception.empty() && has(line, said)) exception = line.substr(line.find(said) + said.size());
@@ -298,7 +303,8 @@ void openWithCudaGdb(const std::string& tag, const std::string& gdb, const std::
   std::printf("[%s] named: exception \"%s\", kernel write_to_and_stay %s, line %s\n", tag.c_str(),
               exception.c_str(), has(end.output, "write_to_and_stay") ? "yes" : "no", at.c_str());
   if (!source.empty())
-    std::printf("[%s] that line is the faulting store: %s\n", tag.c_str(), has(source, "the faulting store") ? "yes" : "no");
+    std::printf("[%s] that line is the faulting store: %s\n", tag.c_str(),
+                has(source, "the faulting store") ? "yes" : "no");
   std::printf("[%s] cuda-gdb: %s, %.0f ms\n", tag.c_str(), howItEnded(end).c_str(), clock.ms());
 }
 
@@ -318,21 +324,20 @@ int childCoredumps() {
   const long long envEnded = monotonicNs();
   //! [dumps-child]
   report("env", fromEnv, envEnded, folder, {"env.nvcudmp"});
+  // cuda-gdb reads the first dump before the second child faults, not beside it: on driver 580 a
+  // child that faulted while cuda-gdb read another dump wrote none (the manual: no dump is written
+  // while another developer tool works with the application).
   const std::string gdb = findCudaGdb();
-  std::future<void> gdbEnv;
-  if (!gdb.empty() && fileBytes(full) > 0)
-    gdbEnv = std::async(std::launch::async, [&] { openWithCudaGdb("gdb-env", gdb, full, folder); });
+  if (!gdb.empty() && fileBytes(full) > 0) openWithCudaGdb("gdb-env", gdb, full, folder);
 #if CUDA_VERSION >= 12010
   const wb::ProcessEnd fromApi =
       wb::runProcess({wb::selfPath(), "--child", "dump-api", folder}, {}, kChildSeconds);
   const long long apiEnded = monotonicNs();
-  if (gdbEnv.valid()) gdbEnv.get();
   std::fflush(stdout);
   report("api", fromApi, apiEnded, folder, {"context.nvcudmp", "global.nvcudmp"});
   if (!gdb.empty() && fileBytes(folder + "/context.nvcudmp") > 0)
     openWithCudaGdb("gdb-api", gdb, folder + "/context.nvcudmp", folder);
 #else
-  if (gdbEnv.valid()) gdbEnv.get();
   std::printf("[api] left out: this build's CUDA header (%d) predates the coredump attributes (CUDA 12.1)\n",
               CUDA_VERSION);
 #endif
