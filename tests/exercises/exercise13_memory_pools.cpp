@@ -207,7 +207,7 @@ EXERCISE("scratch-per-request", "A stream-ordered scratch buffer per request tha
          "cuMemFreeAsync(scratch, stream), last: every call only enqueues into stream. Do not synchronise, do not "
          "cuMemFree, and take from the pool you are given: not cuMemAllocAsync, and no cuDeviceSetMemPool. Where a "
          "copy fails, cuMemFreeAsync the scratch buffer before you throw.") {
-  TEST_CASE("serveRequest returns before its stream has run, the output is the input, the scratch buffer came from the pool and went back, and nothing else changed") {
+  TEST_CASE("R1 R2 R3 R4 R5 R6: serveRequest returns before its stream has run, the output is the input, the scratch buffer came from the pool and went back, and nothing else changed") {
     Lab lab;
     Pool pool(lab.dev);
     const size_t bytes = (4u << 20) + 3;  // not a whole number of words
@@ -245,7 +245,7 @@ EXERCISE("scratch-per-request", "A stream-ordered scratch buffer per request tha
 
   // Stream capture records what was put into the stream, and after what: the order itself, which
   // no timing could show (a free before the last copy works by luck, in one stream).
-  TEST_CASE("captured into a graph, serveRequest's stream holds the allocation, then the copies, then the free") {
+  TEST_CASE("R1 R3: captured into a graph, serveRequest's stream holds the allocation, then the copies, then the free") {
     Ctx ctx;
     Pool pool(ctx.dev);
     const size_t bytes = 1u << 20;
@@ -281,8 +281,9 @@ EXERCISE("scratch-per-request", "A stream-ordered scratch buffer per request tha
     }
   }
 
-  TEST_CASE("when a copy cannot be enqueued, serveRequest throws and the scratch buffer still goes back to the pool") {
+  TEST_CASE("R6 R7: when a copy cannot be enqueued, serveRequest throws, the scratch buffer still goes back to the pool, and the context stack is as it was") {
     Ctx ctx;
+    const std::vector<CUcontext> stackBefore = wbx::contextStack();
     Pool pool(ctx.dev);
     const size_t bytes = 1u << 20;
     wbt::DeviceBuffer input(bytes), output(bytes);
@@ -305,6 +306,7 @@ EXERCISE("scratch-per-request", "A stream-ordered scratch buffer per request tha
         CHECK_MESSAGE(pool.stat(CU_MEMPOOL_ATTR_USED_MEM_CURRENT) == 0,
                       "the scratch buffer stayed allocated after a copy failed: cuMemFreeAsync it before you throw");
         CHECK(left.empty());
+        CHECK_MESSAGE(wbx::contextStack() == stackBefore, "a serveRequest that threw left the context stack changed");
       }
     }
     CHECK_MESSAGE(failures > 0, "serveRequest called neither cuMemcpyDtoDAsync nor cuMemcpyAsync");
@@ -316,7 +318,7 @@ EXERCISE("steady-pool", "A pool whose reserved memory stays flat across iteratio
          "dev (maxSize 0: no cap), then cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &value) with a "
          "cuuint64_t value of workingSetBytes. Not 0, not UINT64_MAX; no cuDeviceSetMemPool; and cuMemPoolDestroy "
          "the pool if the attribute cannot be set.") {
-  TEST_CASE("a new pool whose threshold is the working set: five steps of the working set leave the same reserve, a burst of twice as much is served, the current pool is untouched; and on device 1 too") {
+  TEST_CASE("R1 R2 R3 R4: a new pool whose threshold is the working set: five steps of the working set leave the same reserve, a burst of twice as much is served, the current pool is untouched; and a working set past 32 bits is the threshold too") {
     Ctx ctx;
     const size_t workingSet = 32u << 20;
     const CUmemoryPool byDefault = defaultPool(ctx.dev), currentBefore = currentPool(ctx.dev);
@@ -363,9 +365,22 @@ EXERCISE("steady-pool", "A pool whose reserved memory stays flat across iteratio
     CAPTURE(afterBurst);
     CHECK_MESSAGE(burst == CUDA_SUCCESS, "a burst of twice the working set was refused: do not cap the pool");
 
-    // The device is dev, not device 0 and not the current context's: asked for device 1 while
-    // device 0's context is current.
-    wbx::needDevices(2);
+    // The attribute is a cuuint64_t: a working set past 32 bits keeps its high bits. Nothing is
+    // allocated from this pool, so the device need not have the room.
+    const size_t large = (size_t{5} << 30) + 4096;
+    Pool big(ex13::createSteadyPool(ctx.dev, large), byDefault);
+    REQUIRE(big.get() != nullptr);
+    const cuuint64_t largeThreshold = big.stat(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD);
+    CAPTURE(largeThreshold);
+    CHECK_MESSAGE(largeThreshold == large, "the release threshold of a working set of 5 GiB + 4 KiB is not that");
+  }
+
+  // The device is dev, not device 0 and not the current context's: asked for device 1 while
+  // device 0's context is current.
+  TEST_CASE("R1 R2: a pool for device 1, made while device 0's context is current, has its threshold and serves device 1's memory") {
+    wbx::needDevices(2);  // one GPU: this case reports itself skipped, the rest still count
+    Ctx ctx;
+    const size_t workingSet = 32u << 20;
     const CUdevice dev1 = wbt::device(1);
     const CUmemoryPool made1 = ex13::createSteadyPool(dev1, workingSet);
     Pool pool1(made1, defaultPool(dev1));
@@ -387,7 +402,7 @@ EXERCISE("steady-pool", "A pool whose reserved memory stays flat across iteratio
     CHECK_MESSAGE(ordinal == 1, "the pool made for device 1 does not serve device 1's memory");
   }
 
-  TEST_CASE("when the release threshold cannot be set, createSteadyPool throws and leaves no pool") {
+  TEST_CASE("R5: when the release threshold cannot be set, createSteadyPool throws and leaves no pool") {
     Ctx ctx;
     const CUmemoryPool byDefault = defaultPool(ctx.dev);
     const wbx::Holdings before = wbx::holdings();
@@ -407,7 +422,7 @@ EXERCISE("event-handover", "Safe cross-stream reuse ordered by an event",
          "event, 0); then cuMemAllocFromPoolAsync(&block, bytes, pool, consumer); cuEventDestroy (the wait is already "
          "enqueued). In that order: the record after the free, the allocation after the wait. Never synchronise the "
          "producer, and destroy the event on every path.") {
-  TEST_CASE("handOver does not wait, the consumer's later work waits for the producer's, the block comes from the pool, and nothing is left behind") {
+  TEST_CASE("R1 R2 R3 R4 R5 R7: handOver does not wait, the consumer's later work waits for the producer's, the block comes from the pool, and nothing is left behind") {
     Lab lab;
     const size_t bytes = 32u << 20;
     Pool pool(lab.dev);
@@ -456,8 +471,9 @@ EXERCISE("event-handover", "Safe cross-stream reuse ordered by an event",
 
   // A failure in the middle says what had happened before it: whether used was already freed when
   // the record failed, and whether the consumer already waited when its allocation failed.
-  TEST_CASE("when the record or the allocation fails, handOver throws, leaves no event, and had freed used before recording and waited before allocating") {
+  TEST_CASE("R1 R3 R5 R6 R7: when the record, the wait or the allocation fails, handOver throws, leaves no event and the context stack as it was, and had freed used before recording and waited before allocating") {
     Ctx ctx;
+    const std::vector<CUcontext> stackBefore = wbx::contextStack();
     const size_t bytes = 4u << 20;
     Pool pool(ctx.dev);
     Stream producer, consumer;
@@ -492,6 +508,18 @@ EXERCISE("event-handover", "Safe cross-stream reuse ordered by an event",
       CHECK_MESSAGE(record.threw, "handOver did not throw");
       CHECK_MESSAGE(left == "1 device allocation fewer",
                     "used was not freed before the record (an event recorded before the free orders nothing after it), or an event was left");
+      CHECK_MESSAGE(wbx::contextStack() == stackBefore, "a handOver that threw left the context stack changed");
+    }
+    {
+      // The wait is a call of its own that can fail: the consumer is then not ordered after the free.
+      Failed wait;
+      left = attempt("cuStreamWaitEvent", wait, waits);
+      INFO("the consumer's wait failed");
+      CAPTURE(left);
+      REQUIRE_MESSAGE(wait.fired, "the consumer did not wait with cuStreamWaitEvent");
+      CHECK_MESSAGE(wait.threw, "handOver did not throw when the consumer's wait failed");
+      CHECK_MESSAGE(left == "1 device allocation fewer", "used was not freed, or an event (or a block) was left");
+      CHECK_MESSAGE(wbx::contextStack() == stackBefore, "a handOver that threw left the context stack changed");
     }
     Failed alloc;
     left = attempt("cuMemAllocFromPoolAsync", alloc, waits);
@@ -502,5 +530,6 @@ EXERCISE("event-handover", "Safe cross-stream reuse ordered by an event",
     CHECK_MESSAGE(alloc.threw, "handOver did not throw");
     CHECK_MESSAGE(waits >= 1, "the consumer allocated before it waited for the producer's free");
     CHECK_MESSAGE(left == "1 device allocation fewer", "used was not freed, or an event was left");
+    CHECK_MESSAGE(wbx::contextStack() == stackBefore, "a handOver that threw left the context stack changed");
   }
 }

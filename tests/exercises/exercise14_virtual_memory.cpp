@@ -211,7 +211,7 @@ void mapInChild() {
   Ctx ctx(std::atoi(device));
   const OpenFile file(fd);
   const std::vector<CUcontext> stackBefore = wbx::contextStack();
-  for (const char* function : {"cuMemMap", "cuMemSetAccess"}) {
+  for (const char* function : {"cuMemAddressReserve", "cuMemMap", "cuMemSetAccess"}) {
     CAPTURE(function);
     const wbx::Holdings before = wbx::holdings();
     CUdeviceptr got = 0;
@@ -225,6 +225,7 @@ void mapInChild() {
     CHECK_MESSAGE(f.fired, "mapShared did not call it");
     CHECK_MESSAGE(f.threw, "mapShared did not throw when it failed");
     CHECK_MESSAGE(left.empty(), "a failed mapShared left something held: release the import, free the addresses");
+    CHECK_MESSAGE(wbx::contextStack() == stackBefore, "a mapShared that threw left the context stack changed");
     REQUIRE_MESSAGE(OpenFile(fd) == file, "mapShared closed the descriptor: it is the caller's");
   }
   const wbx::Holdings before = wbx::holdings();
@@ -295,14 +296,17 @@ EXERCISE("growable-buffer", "A growable device buffer whose base address never c
          "base + size(), cuMemRelease the handle, cuMemSetAccess the new piece for dev; where the map or the access "
          "fails, give back what this grow took before you throw. Never cuMemAlloc a bigger buffer and copy: that "
          "moves the base. Destructor: cuMemUnmap each piece as it was mapped, then cuMemAddressFree.") {
-  TEST_CASE("grown four times, the buffer keeps its base address and its data, maps whole granules read-write, refuses to pass its capacity, and gives everything back; and on device 1 too") {
+  TEST_CASE("R1 R2 R3 R4 R5 R7 R8 R9: grown four times, the buffer keeps its base address and its data, maps whole granules read-write, refuses to pass its capacity, gives everything back, and leaves the context stack as it was") {
     Ctx ctx;
     const std::vector<CUcontext> stackBefore = wbx::contextStack();
     growFourTimes(ctx.dev);
     CHECK_MESSAGE(wbx::contextStack() == stackBefore, "the context stack changed");
+  }
 
-    // The memory is dev's, not device 0's and not the current context's device's.
-    wbx::needDevices(2);
+  // The memory is dev's, not device 0's and not the current context's device's.
+  TEST_CASE("R2 R3: a buffer for device 1, grown while device 0's context is current, is device 1's memory, read-write for device 1") {
+    wbx::needDevices(2);  // one GPU: this case reports itself skipped, the rest still count
+    Ctx ctx;
     const CUdevice dev1 = wbt::device(1);
     const size_t g1 = granularity(dev1);
     const wbx::Holdings before = wbx::holdings();
@@ -317,7 +321,7 @@ EXERCISE("growable-buffer", "A growable device buffer whose base address never c
     CHECK(wbx::holdings().differenceFrom(before).empty());
   }
 
-  TEST_CASE("a capacity that is not whole granules is rounded up, and the buffer may use all of it and no more") {
+  TEST_CASE("R1 R5: a capacity that is not whole granules is rounded up, and the buffer may use all of it and no more") {
     Ctx ctx;
     const size_t g = granularity(ctx.dev);
     const wbx::Holdings before = wbx::holdings();
@@ -335,9 +339,10 @@ EXERCISE("growable-buffer", "A growable device buffer whose base address never c
     CHECK(wbx::holdings().differenceFrom(before).empty());
   }
 
-  TEST_CASE("when cuMemMap or cuMemSetAccess fails in a grow, grow throws and the buffer is as it was; the next grow works") {
+  TEST_CASE("R6 R9: when cuMemCreate, cuMemMap or cuMemSetAccess fails in a grow, grow throws and the buffer and the context stack are as they were; the next grow works") {
     Ctx ctx;
     const size_t g = granularity(ctx.dev);
+    const std::vector<CUcontext> stackBefore = wbx::contextStack();
     const wbx::Holdings start = wbx::holdings();
     {
       ex14::GrowableBuffer buf(ctx.dev, size_t{64} << 20);
@@ -345,8 +350,8 @@ EXERCISE("growable-buffer", "A growable device buffer whose base address never c
       REQUIRE(readWriteThroughout(ctx.dev, buf.data(), buf.size(), g));
       CU_CHECK(cuMemsetD32(buf.data(), kMark, g / sizeof(uint32_t)));
       int failures = 0;
-      for (const char* function : {"cuMemMap", "cuMemSetAccess"}) {
-        for (unsigned nth : {1u, 2u}) {  // a grow may map more than one piece
+      for (const char* function : {"cuMemCreate", "cuMemMap", "cuMemSetAccess"}) {
+        for (unsigned nth : {1u, 2u}) {  // a grow may create and map more than one piece
           CAPTURE(function);
           CAPTURE(nth);
           const size_t sizeBefore = buf.size();
@@ -363,9 +368,10 @@ EXERCISE("growable-buffer", "A growable device buffer whose base address never c
           CHECK_MESSAGE(f.threw, "grow did not throw when the call failed");
           CHECK_MESSAGE(buf.size() == sizeBefore, "a failed grow changed size()");
           CHECK_MESSAGE(left.empty(), "a failed grow left something held: give back what it took before you throw");
+          CHECK_MESSAGE(wbx::contextStack() == stackBefore, "a grow that threw left the context stack changed");
         }
       }
-      CHECK(failures >= 2);
+      CHECK(failures >= 3);
       const size_t sizeBefore = buf.size();
       buf.grow(sizeBefore + 2 * g);
       CHECK_MESSAGE(buf.size() == sizeBefore + 2 * g, "the grow after a failed one did not work");
@@ -383,7 +389,7 @@ EXERCISE("granular-alloc", "A cuMemAlloc replacement that maps whole granules an
          "in size_t, which adds no granule to a size that is a multiple already. cuMemAddressReserve(&ptr, size, g, 0, "
          "0), cuMemCreate, cuMemMap, cuMemRelease (the mapping keeps the memory), cuMemSetAccess for dev. Where a "
          "call fails, undo the ones before it (cuMemUnmap, cuMemRelease, cuMemAddressFree) and throw.") {
-  TEST_CASE("each size is the request rounded up to the granularity, on dev, mapped read-write at a multiple of it, held by the mapping only, and unmapping gives everything back; and on device 1 too") {
+  TEST_CASE("R1 R2 R3 R4 R6: each size is the request rounded up to the granularity, on dev, mapped read-write at a multiple of it, held by the mapping only, and unmapping gives everything back") {
     Ctx ctx;
     const size_t g = granularity(ctx.dev);
     const size_t requests[] = {1, g - 1, g, g + 1, 3 * g, (size_t{64} << 20) + 1, (size_t{4} << 30) + 1};
@@ -417,9 +423,12 @@ EXERCISE("granular-alloc", "A cuMemAlloc replacement that maps whole granules an
     CAPTURE(left);
     CHECK_MESSAGE(left.empty(), "after cuMemUnmap and cuMemAddressFree something is still held: release the handle once mapped");
     CHECK_MESSAGE(wbx::contextStack() == stackBefore, "the context stack changed");
+  }
 
-    // The memory is dev's, not device 0's and not the current context's device's.
-    wbx::needDevices(2);
+  // The memory is dev's, not device 0's and not the current context's device's.
+  TEST_CASE("R2 R3: an allocation for device 1, made while device 0's context is current, is device 1's memory, read-write for device 1") {
+    wbx::needDevices(2);  // one GPU: this case reports itself skipped, the rest still count
+    Ctx ctx;
     const CUdevice dev1 = wbt::device(1);
     const size_t g1 = granularity(dev1);
     const wbx::Holdings before1 = wbx::holdings();
@@ -434,8 +443,9 @@ EXERCISE("granular-alloc", "A cuMemAlloc replacement that maps whole granules an
     CHECK(wbx::holdings().differenceFrom(before1).empty());
   }
 
-  TEST_CASE("when the device has not the memory, or cuMemCreate, cuMemMap or cuMemSetAccess fails, allocate throws and leaves nothing held") {
+  TEST_CASE("R5 R6: when the device has not the memory, or cuMemCreate, cuMemMap or cuMemSetAccess fails, allocate throws, leaves nothing held and the context stack as it was") {
     Ctx ctx;
+    const std::vector<CUcontext> stackBefore = wbx::contextStack();
     size_t total = 0;
     CU_CHECK(cuDeviceTotalMem(&total, ctx.dev));
     const size_t g = granularity(ctx.dev);
@@ -455,6 +465,7 @@ EXERCISE("granular-alloc", "A cuMemAlloc replacement that maps whole granules an
       CAPTURE(left);
       CHECK_MESSAGE(threw, "allocate did not throw although the memory could not be created");
       CHECK_MESSAGE(left.empty(), "a failed allocate left something held (the reservation?)");
+      CHECK_MESSAGE(wbx::contextStack() == stackBefore, "an allocate that threw left the context stack changed");
     }
     for (const char* function : {"cuMemCreate", "cuMemMap", "cuMemSetAccess"}) {
       CAPTURE(function);
@@ -466,6 +477,7 @@ EXERCISE("granular-alloc", "A cuMemAlloc replacement that maps whole granules an
       CHECK_MESSAGE(f.fired, "allocate did not call it");
       CHECK_MESSAGE(f.threw, "allocate did not throw when it failed");
       CHECK_MESSAGE(left.empty(), "a failed allocate left something held: undo what came before the failure");
+      CHECK_MESSAGE(wbx::contextStack() == stackBefore, "an allocate that threw left the context stack changed");
     }
   }
 }
@@ -479,7 +491,7 @@ EXERCISE("share-handle", "Mapping memory another process exported as a file desc
   // mapShared maps it for the device WORKBOOK_SHARE_DEVICE names.
   TEST_CASE("child: mapShared in the receiving process" * doctest::skip(!wbt::inChild())) { mapInChild(); }
 
-  TEST_CASE("a child process maps what this process exported, reads its data and writes into it; with memory on device 1 too") {
+  TEST_CASE("R1 R2 R3 R4 R5 R6: a child process maps what this process exported, reads its data and writes into it; with memory on device 1 too") {
     wbt::initDriver();
     shareWithChild(0);
     wbx::needDevices(2);

@@ -156,7 +156,7 @@ EXERCISE("token-step", "A decode step captured once and replayed with each token
          "cuGraphKernelNodeGetParams(node) for the function and shape, point kernelParams at {&data, &n, &a, &token}, "
          "cuGraphExecKernelNodeSetParams(exec, node, &params), then cuGraphLaunch(exec, stream). "
          "cuGraphKernelNodeSetParams changes the graph, not the executable graph.") {
-  TEST_CASE("five tokens run back to back behind a gate: run() only enqueues, in the stream, never instantiates, every launch adds its own token, and the destructor gives both graphs back") {
+  TEST_CASE("R1 R2 R3 R4 R5: five tokens run back to back behind a gate: run() only enqueues, in the stream, never instantiates, every launch adds its own token, and the destructor gives both graphs back") {
     Lab lab;
     constexpr unsigned n = 4096;
     wb::PinnedWords data(n);  // zeroed floats the host reads while the gate holds the stream
@@ -203,7 +203,7 @@ EXERCISE("token-step", "A decode step captured once and replayed with each token
     CHECK_MESSAGE(left.empty(), "the destructor left something held: it destroys the executable graph and the graph");
   }
 
-  TEST_CASE("a launch refused during the capture, or an instantiation that fails: the constructor throws, the stream is out of capture mode, and nothing is held") {
+  TEST_CASE("R6: the first or the second launch refused during the capture, or an instantiation that fails: the constructor throws, the stream is out of capture mode, and nothing is held") {
     Lab lab;
     constexpr unsigned n = 256;
     wbt::DeviceBuffer data(n * sizeof(float));
@@ -216,6 +216,7 @@ EXERCISE("token-step", "A decode step captured once and replayed with each token
       const char* what;
     };
     const Failure failures[] = {
+        {"cuLaunchKernel", "cuLaunchKernelEx", 1, CUDA_ERROR_INVALID_VALUE, "the capture's first launch refused"},
         {"cuLaunchKernel", "cuLaunchKernelEx", 2, CUDA_ERROR_INVALID_VALUE, "the capture's second launch refused"},
         {"cuGraphInstantiate", "cuGraphInstantiateWithParams", 1, CUDA_ERROR_OUT_OF_MEMORY, "the instantiation failed"}};
     for (const Failure& f : failures) {
@@ -240,7 +241,7 @@ EXERCISE("exec-cache", "Update the executable graph when the driver allows it, i
          "(info.result says why): cuGraphExecDestroy the old one and cuGraphInstantiate the new graph; any other code "
          "goes to CU_CHECK before anything is destroyed. Count every cuGraphInstantiate. Never destroy the graph "
          "you are given.") {
-  TEST_CASE("six captures: the same topology updated in place, a new one instantiated, one executable graph held, every launch runs the graph last given, another error thrown with the executable graph kept") {
+  TEST_CASE("R1 R2 R3 R4 R5 R6: six captures: the same topology updated in place, a new one instantiated, one executable graph held, every launch runs the graph last given, another error thrown with the executable graph kept") {
     Lab lab;
     constexpr unsigned n = 1024;
     wbt::DeviceBuffer data(n * sizeof(float));
@@ -296,20 +297,26 @@ EXERCISE("exec-cache", "Update the executable graph when the driver allows it, i
       CHECK_MESSAGE(made == 3, "instantiations counted: the first graph and the two the update refused make 3");
       CHECK_MESSAGE(instantiatedCalls == 3, "cuGraphInstantiate was called another number of times than the first graph and the two refusals need");
 
-      bool threw = false, fired = false;
-      {
-        wbx::FailCall fail("cuGraphExecUpdate", CUDA_ERROR_OUT_OF_MEMORY);
-        try {
-          cache.apply(graphs.all[5]);
-        } catch (const wb::DriverError&) {
-          threw = true;
+      // Any error but the refusal: two of them, so that no single code can pass for "the others".
+      for (CUresult error : {CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_VALUE}) {
+        const std::string code = wb::errorName(error);
+        CAPTURE(code);
+        bool threw = false, fired = false;
+        {
+          wbx::FailCall fail("cuGraphExecUpdate", error);
+          try {
+            cache.apply(graphs.all[5]);
+          } catch (const wb::DriverError&) {
+            threw = true;
+          }
+          fired = fail.fired();
         }
-        fired = fail.fired();
+        const long execsAfterFailure = held(wbx::Held::GraphExecs) - execsBefore;
+        CHECK_MESSAGE(fired, "apply() never called cuGraphExecUpdate for a graph of the same topology");
+        CHECK_MESSAGE(threw, "cuGraphExecUpdate failed with an error that is not the refusal, and apply() did not throw wb::DriverError");
+        CHECK_MESSAGE(execsAfterFailure == 1, "after the failed update the cache does not hold its one executable graph");
+        CHECK_MESSAGE(cache.instantiations() == 3, "the failed update led to an instantiation");
       }
-      const long execsAfterFailure = held(wbx::Held::GraphExecs) - execsBefore;
-      CHECK_MESSAGE(fired, "apply() never called cuGraphExecUpdate for a graph of the same topology");
-      CHECK_MESSAGE(threw, "cuGraphExecUpdate failed with CUDA_ERROR_OUT_OF_MEMORY, not the refusal, and apply() did not throw wb::DriverError");
-      CHECK_MESSAGE(execsAfterFailure == 1, "after the failed update the cache does not hold its one executable graph");
       const CUgraphExec again = cache.apply(graphs.all[5]);
       CHECK_MESSAGE(again == previous, "after the failed update the same topology got a new executable graph: keep the executable graph when an update fails");
       CHECK_MESSAGE(cache.instantiations() == 3, "the failed update led to an instantiation");
@@ -326,18 +333,23 @@ EXERCISE("capture-guard", "A capture that is always ended, and a stream that sta
          "error). The destructor: if still open, cuStreamEndCapture unconditionally, ignoring its result, and "
          "cuGraphDestroy what came back. Do not ask cuStreamIsCapturing first: an invalidated capture is not ACTIVE, "
          "and must still be ended.") {
-  TEST_CASE("end() returns the captured graph, and it runs what was captured") {
+  TEST_CASE("R1 R2: end() returns the captured graph, the guard leaves it to the caller, and it runs what was captured") {
     Lab lab;
     wb::PinnedWords words(2);
     Stream s;
     CUgraph graph = nullptr;
+    const wbx::Holdings before = wbx::holdings();
     {
       ex15::CaptureGuard guard(s.get());
       CU_CHECK(launchStamp(lab, words, 1, s.get()));
       graph = guard.end();
     }
+    const std::string took = wbx::holdings().differenceFrom(before);
     Graphs owned{{graph}};
+    owned.destroy = took == "1 graph more";  // a graph the guard destroyed is not destroyed twice
+    CAPTURE(took);
     REQUIRE(graph != nullptr);
+    REQUIRE_MESSAGE(took == "1 graph more", "the graph end() returned is not held once the guard is gone: it is the caller's, the guard must not destroy it");
     CHECK(nodesIn(graph) == 1);
     CHECK(statusOf(s.get()) == CU_STREAM_CAPTURE_STATUS_NONE);
     CHECK(words.read(1) == 0);  // captured, not run
@@ -349,7 +361,7 @@ EXERCISE("capture-guard", "A capture that is always ended, and a stream that sta
     CHECK(words.read(1) == 1);
   }
 
-  TEST_CASE("the captured code throws: the guard ends the capture, destroys its graph, and the stream runs work again") {
+  TEST_CASE("R5: the captured code throws: the guard ends the capture, destroys its graph, and the stream runs work again") {
     Lab lab;
     wb::PinnedWords words(2);
     Stream s;
@@ -373,7 +385,7 @@ EXERCISE("capture-guard", "A capture that is always ended, and a stream that sta
     CHECK(words.read(1) == 1);
   }
 
-  TEST_CASE("a synchronising call invalidates the capture and the captured code throws: the guard still ends it, and the stream runs work again") {
+  TEST_CASE("R5: a synchronising call invalidates the capture and the captured code throws: the guard still ends it, and the stream runs work again") {
     Lab lab;
     wb::PinnedWords words(2);
     Stream s;
@@ -398,7 +410,7 @@ EXERCISE("capture-guard", "A capture that is always ended, and a stream that sta
     CHECK(words.read(1) == 1);
   }
 
-  TEST_CASE("end() of an invalidated capture throws wb::DriverError, and the stream is out of capture mode") {
+  TEST_CASE("R3: end() of an invalidated capture throws wb::DriverError, and the stream is out of capture mode") {
     Lab lab;
     wb::PinnedWords words(2);
     Stream s;
@@ -409,7 +421,7 @@ EXERCISE("capture-guard", "A capture that is always ended, and a stream that sta
     CHECK(statusOf(s.get()) == CU_STREAM_CAPTURE_STATUS_NONE);
   }
 
-  TEST_CASE("after end(), whether it returned or threw, the guard's destructor leaves alone a capture the caller began on the stream since") {
+  TEST_CASE("R4: after end(), whether it returned or threw, the guard's destructor leaves alone a capture the caller began on the stream since") {
     Lab lab;
     wb::PinnedWords words(2);
     Stream s;
@@ -443,7 +455,7 @@ EXERCISE("capture-guard", "A capture that is always ended, and a stream that sta
                   "the guard's destructor ended a capture begun after end() threw: end() closes the guard either way");
   }
 
-  TEST_CASE("a guard begun in RELAXED mode captures in that mode: an allocation in the capturing thread is allowed, and the capture stays active") {
+  TEST_CASE("R1: a guard begun in RELAXED mode captures in that mode: an allocation in the capturing thread is allowed, and the capture stays active") {
     Lab lab;
     wb::PinnedWords words(2);
     Stream s;

@@ -19,6 +19,9 @@
 #include <string>
 #include <vector>
 
+// Raising a function's attribute is a call the ledger does not stand before: failed here on demand.
+WBX_INTERPOSE(cuFuncSetAttribute, (CUfunction f, CUfunction_attribute attribute, int value), (f, attribute, value))
+
 namespace {
 
 using l16::blocksPerSm;
@@ -174,18 +177,18 @@ bool stackKept(const std::vector<CUcontext>& stack) {
   return false;
 }
 
-// What a Partitions construction left when the second call of `entry` from its start failed.
+// What a Partitions construction left when the nth call of `entry` from its start failed.
 struct FailedConstruction {
   bool fired = false, threw = false, stackKept = true;
   std::string left;
 };
 
-FailedConstruction constructFailing(CUdevice dev, const char* entry) {
+FailedConstruction constructFailing(CUdevice dev, const char* entry, unsigned nth) {
   FailedConstruction r;
   const std::vector<CUcontext> stack = wbx::contextStack();
   const wbx::Holdings before = wbx::holdings();
   {
-    wbx::FailCall fail(entry, CUDA_ERROR_OUT_OF_MEMORY, 2);
+    wbx::FailCall fail(entry, CUDA_ERROR_OUT_OF_MEMORY, nth);
     try {
       ex16::Partitions parts(dev, kLatencySms);
     } catch (const wb::NotDone&) {
@@ -209,7 +212,7 @@ EXERCISE("shared-memory-launch", "A launch whose shared memory is known only at 
          "sharedBytes as a size_t, and above the limit throw std::length_error (std::to_string of both numbers) before "
          "any call that changes something. Read CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES of f every time, "
          "cuFuncSetAttribute it to sharedBytes only when it is smaller, then cuLaunchKernel in stream with sharedBytes.") {
-  TEST_CASE("16 KiB in a stream held by a gate: the call returns at once, the kernel runs behind the stream's earlier work and sums right, and MAX_DYNAMIC_SHARED_SIZE_BYTES is left as it was") {
+  TEST_CASE("R1 R2 R3: 16 KiB in a stream held by a gate: the call returns at once, the kernel runs behind the stream's earlier work and sums right, and MAX_DYNAMIC_SHARED_SIZE_BYTES is left as it was") {
     Lab lab;
     GateKernel gates;
     const CUfunction f = lab.fn("smem_sum");
@@ -241,7 +244,7 @@ EXERCISE("shared-memory-launch", "A launch whose shared memory is known only at 
     CHECK_MESSAGE(maxDynamic(f) == before, "the attribute changed for a launch that did not need it to");
   }
 
-  TEST_CASE("past the default, at 100 KiB and at exactly the limit: each launch runs and sums right, the attribute allows at least what it asked, and a smaller launch afterwards never lowers it") {
+  TEST_CASE("R1 R3: past the default, at 100 KiB and at exactly the limit: each launch runs and sums right, the attribute allows at least what it asked, and a smaller launch afterwards never lowers it") {
     Lab lab;
     const CUfunction f = lab.fn("smem_sum");
     const int byDefault = maxDynamic(f);
@@ -266,7 +269,7 @@ EXERCISE("shared-memory-launch", "A launch whose shared memory is known only at 
     CHECK_MESSAGE(maxDynamic(f) == raised, "a launch that needed less than the attribute allowed changed it: never lower it");
   }
 
-  TEST_CASE("4 bytes past the limit: std::length_error naming both numbers, nothing launched, and the attribute as it was") {
+  TEST_CASE("R5 R6: 4 bytes past the limit: std::length_error naming both numbers, nothing launched, and the attribute as it was") {
     Lab lab;
     const CUfunction f = lab.fn("smem_sum");
     const int before = maxDynamic(f);
@@ -281,7 +284,7 @@ EXERCISE("shared-memory-launch", "A launch whose shared memory is known only at 
     CHECK_MESSAGE(r.attributeAfter == before, "the refused request changed the attribute");
   }
 
-  TEST_CASE("a size past 32 bits (4 GiB + 16 KiB): std::length_error naming both numbers, nothing launched, and the attribute as it was") {
+  TEST_CASE("R5 R6: a size past 32 bits (4 GiB + 16 KiB): std::length_error naming both numbers, nothing launched, and the attribute as it was") {
     Lab lab;
     const CUfunction f = lab.fn("smem_sum");
     const int before = maxDynamic(f);
@@ -296,7 +299,7 @@ EXERCISE("shared-memory-launch", "A launch whose shared memory is known only at 
     CHECK_MESSAGE(r.attributeAfter == before, "the refused request changed the attribute");
   }
 
-  TEST_CASE("after a launch of the primary context's function, the same kernel's function in a context of the check's own (on the last device): the launch gets its shared memory there too, and the caller's context stack and holdings are as they were") {
+  TEST_CASE("R1 R4 R8: after a launch of the primary context's function, the same kernel's function in a context of the check's own (on the last device): the launch gets its shared memory there too, and the caller's context stack and holdings are as they were") {
     Lab lab;
     const CUfunction inPrimary = lab.fn("smem_sum");
     const size_t bytes = std::min<size_t>(100 << 10, static_cast<size_t>(sharedLimit(lab, inPrimary)));  // past the default
@@ -322,6 +325,38 @@ EXERCISE("shared-memory-launch", "A launch whose shared memory is known only at 
     CAPTURE(left);
     CHECK_MESSAGE(left.empty(), "the function left something held");
   }
+
+  TEST_CASE("R7: a raise of the attribute or a launch that the driver fails throws wb::DriverError") {
+    Lab lab;
+    const size_t bytes = std::min<size_t>(100 << 10, static_cast<size_t>(sharedLimit(lab, lab.fn("smem_sum"))));
+    struct Failure {
+      const char* entry;
+      const char* otherEntry;  // the same step through the other call the task allows
+      const char* what;
+    };
+    const Failure failures[] = {{"cuFuncSetAttribute", nullptr, "the raise of the attribute failed"},
+                                {"cuLaunchKernel", "cuLaunchKernelEx", "the launch failed"}};
+    for (const Failure& f : failures) {
+      CAPTURE(f.what);
+      bool fired = false, driverError = false;
+      for (const char* entry : {f.entry, f.otherEntry}) {
+        if (!entry || fired) continue;
+        const CUfunction fn = loadedHere(lab.kernel("smem_sum"));  // the attribute at its default: a raise is due
+        SumLaunch sum(bytes / sizeof(unsigned));
+        wbx::FailCall fail(entry, CUDA_ERROR_INVALID_VALUE);  // fails without reaching the driver
+        try {
+          ex16::launchWithSharedMemory(fn, 2, 256, bytes, sum.over(bytes), nullptr);
+        } catch (const wb::DriverError&) {
+          driverError = true;
+        }
+        fired = fail.fired();
+        CU_CHECK(cuCtxSynchronize());
+      }
+      CHECK_MESSAGE(fired, "the injected failure never reached the function: raise with cuFuncSetAttribute, launch "
+                           "with cuLaunchKernel (or cuLaunchKernelEx)");
+      if (fired) CHECK_MESSAGE(driverError, "the call failed and the function did not throw wb::DriverError");
+    }
+  }
 }
 
 EXERCISE("block-size", "A block size from the occupancy calculator, when shared memory grows with the block",
@@ -329,7 +364,7 @@ EXERCISE("block-size", "A block size from the occupancy calculator, when shared 
          "size_t CUDA_CB perBlock(int blockSize) that returns blockSize * kStageFloatsPerThread * sizeof(float). "
          "Passing the bytes of one thread as the constant dynamicSMemSize tells the calculator every block needs "
          "that little, and it suggests the largest block. Return blockSize as the calculator gave it.") {
-  TEST_CASE("whole warps within stage's maximum, as many threads per SM as any other size, and stage computes right with it") {
+  TEST_CASE("R1 R2: whole warps within stage's maximum, as many threads per SM as any other size, and stage computes right with it") {
     Lab lab;
     const CUfunction stage = lab.fn("stage");
     const int limit = sharedLimit(lab, stage);
@@ -379,7 +414,7 @@ EXERCISE("partitions", "A latency partition beside a throughput partition",
          "CU_STREAM_NON_BLOCKING, 0), which needs no context current. The throughput partition is `remaining`, not the "
          "whole device. Catch a failure half way, destroy what was made, rethrow. Destroy the streams before the green "
          "contexts.") {
-  TEST_CASE("on device 0 with its primary context current: the latency partition has at least 16 SMs and the two the device's between them, each stream is non-blocking and its own partition's, each kernel stays on its partition's SMs, the caller's context stack is as it was, and the destructor gives everything back; then the same on device 1 (two devices)") {
+  TEST_CASE("R1 R2 R3 R4 R6: on device 0 with its primary context current: the latency partition has at least 16 SMs and the two the device's between them, each stream is non-blocking and its own partition's, each kernel stays on its partition's SMs, the caller's context stack is as it was, and the destructor gives everything back") {
 #if CUDA_VERSION >= 12040
     Lab lab;
     const CUdevResource whole = splittableSms(lab.dev());
@@ -417,10 +452,18 @@ EXERCISE("partitions", "A latency partition beside a throughput partition",
     const std::string left = wbx::holdings().differenceFrom(before);
     CAPTURE(left);
     CHECK_MESSAGE(left.empty(), "the destructor left something held: destroy both streams, then both green contexts");
+#else
+    throw wbx::Skipped("built with CUDA " + std::to_string(CUDA_VERSION) + ": green contexts need 12.4 or newer");
+#endif
+  }
 
-    // The device comes from dev, whatever context is current: device 1's partitions, made while
-    // device 0's primary context is current.
-    wbx::needDevices(2);
+  // The device comes from dev, whatever context is current: device 1's partitions, made while
+  // device 0's primary context is current.
+  TEST_CASE("R2 R3: Partitions(device 1, 16), made while device 0's primary context is current: both green contexts are on device 1, with the device's SMs and a stream each") {
+#if CUDA_VERSION >= 12040
+    wbx::needDevices(2);  // one GPU: this case reports itself skipped, the rest still count
+    Lab lab;
+    const std::vector<CUcontext> stack = wbx::contextStack();
     const CUdevice other = wbt::device(1);
     wbt::RetainedPrimary active(other);  // the reference advises the primary context active before cuGreenCtxCreate
     const CUdevResource otherWhole = splittableSms(other);
@@ -444,7 +487,7 @@ EXERCISE("partitions", "A latency partition beside a throughput partition",
 #endif
   }
 
-  TEST_CASE("a kernel holding every thread of the throughput partition's SMs does not hold up a kernel in the latency stream") {
+  TEST_CASE("R1: a kernel holding every thread of the throughput partition's SMs does not hold up a kernel in the latency stream") {
 #if CUDA_VERSION >= 12040
     Lab lab;
     splittableSms(lab.dev());
@@ -481,21 +524,23 @@ EXERCISE("partitions", "A latency partition beside a throughput partition",
 #endif
   }
 
-  TEST_CASE("the second green context, or the second stream, cannot be made: the constructor throws, destroys what it made, and leaves the caller's context stack as it was") {
+  TEST_CASE("R4 R5: the second green context, or the first or the second stream, cannot be made: the constructor throws, destroys what it made, and leaves the caller's context stack as it was") {
 #if CUDA_VERSION >= 12040
     Lab lab;
     splittableSms(lab.dev());
     struct Failure {
       const char* entry;
       const char* otherEntry;  // the same step through the other call the task allows
+      unsigned nth;
       const char* what;
     };
-    const Failure failures[] = {{"cuGreenCtxCreate", nullptr, "the second cuGreenCtxCreate failed"},
-                                {"cuGreenCtxStreamCreate", "cuStreamCreate", "the second stream could not be made"}};
+    const Failure failures[] = {{"cuGreenCtxCreate", nullptr, 2, "the second cuGreenCtxCreate failed"},
+                                {"cuGreenCtxStreamCreate", "cuStreamCreate", 1, "the first stream could not be made"},
+                                {"cuGreenCtxStreamCreate", "cuStreamCreate", 2, "the second stream could not be made"}};
     for (const Failure& f : failures) {
       CAPTURE(f.what);
-      FailedConstruction r = constructFailing(lab.dev(), f.entry);
-      if (!r.fired && f.otherEntry) r = constructFailing(lab.dev(), f.otherEntry);
+      FailedConstruction r = constructFailing(lab.dev(), f.entry, f.nth);
+      if (!r.fired && f.otherEntry) r = constructFailing(lab.dev(), f.otherEntry, f.nth);
       CHECK_MESSAGE(r.fired, "the injected failure never reached the constructor: make the green contexts with "
                              "cuGreenCtxCreate and the streams with cuGreenCtxStreamCreate (or cuStreamCreate)");
       if (!r.fired) continue;

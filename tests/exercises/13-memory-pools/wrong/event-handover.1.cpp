@@ -1,4 +1,4 @@
-// Wrong: frees in the producer and allocates in the consumer with no event between the streams
+// Wrong (R2): frees in the producer and allocates in the consumer with no event between the streams
 //
 // "The free is in stream order, so the consumer can have the block." Nothing orders the consumer
 // after the producer's pending free: the pool may not reuse the block, and the consumer's work runs

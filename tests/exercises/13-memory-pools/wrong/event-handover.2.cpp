@@ -1,4 +1,4 @@
-// Wrong: synchronises the producer after the free, then allocates in the consumer
+// Wrong (R4): synchronises the producer after the free, then allocates in the consumer
 //
 // Safe, and the block may be reused: once the host has seen the free done, any stream may have it.
 // But the host thread now waits for all of the producer's work, which the task forbids: the gate

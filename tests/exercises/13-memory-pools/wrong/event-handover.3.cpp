@@ -1,4 +1,4 @@
-// Wrong: records the event before the free, "the event marks the end of the producer's work on the buffer"
+// Wrong (R1): records the event before the free, "the event marks the end of the producer's work on the buffer"
 //
 // The consumer then waits for the producer's work, so its own is safe, but its allocation is not
 // ordered after the free: the pool may not give it the freed block, and the pool grows. That the

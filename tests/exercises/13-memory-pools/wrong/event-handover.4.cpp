@@ -1,4 +1,4 @@
-// Wrong: allocates the consumer's block first and makes the consumer wait afterwards, "before its work"
+// Wrong (R3): allocates the consumer's block first and makes the consumer wait afterwards, "before its work"
 //
 // The consumer's later work is ordered after the producer's, but its allocation came before the
 // wait, so it is not ordered after the free and the pool may not hand it the freed block. The check

@@ -1,4 +1,4 @@
-// Wrong: never destroys the event, "the consumer still waits on it"
+// Wrong (R5): never destroys the event, "the consumer still waits on it"
 //
 // The wait is enqueued by the time cuStreamWaitEvent returns, and cuEventDestroy of an event that
 // work still depends on is documented as safe: keeping it leaks one event per handover, for the life

@@ -1,4 +1,4 @@
-// Wrong: takes the consumer's block with cuMemAllocAsync, from the device's current pool
+// Wrong (R3): takes the consumer's block with cuMemAllocAsync, from the device's current pool
 //
 // "cuMemAllocAsync in the consumer, after the wait": the ordering is right, but the block comes from
 // the default pool, not from pool, so it can never be the block the producer freed:

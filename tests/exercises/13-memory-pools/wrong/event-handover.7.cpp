@@ -1,4 +1,4 @@
-// Wrong: records the event in the consumer instead of the producer
+// Wrong (R2): records the event in the consumer instead of the producer
 //
 // One stream name for the other: the consumer then waits for its own past, which orders nothing
 // after the producer's free, and its later work runs while the producer is held: `!consumerRanEarly`

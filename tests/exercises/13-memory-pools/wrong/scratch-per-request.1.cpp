@@ -1,4 +1,4 @@
-// Wrong: synchronises the stream before returning, so that the scratch buffer is surely back in the pool
+// Wrong (R4): synchronises the stream before returning, so that the scratch buffer is surely back in the pool
 //
 // "The free is asynchronous, so wait for it to be sure." The host now waits for the request's whole
 // work: the check's gate gives up at its deadline, and `seen == wb::Gate::Waiting` fails.

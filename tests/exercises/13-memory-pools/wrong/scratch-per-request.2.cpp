@@ -1,4 +1,4 @@
-// Wrong: takes the scratch buffer with cuMemAllocAsync, from the device's current pool, not the pool given
+// Wrong (R1): takes the scratch buffer with cuMemAllocAsync, from the device's current pool, not the pool given
 //
 // "cuMemAllocAsync is the stream-ordered allocation; the pool parameter is for the free." The
 // buffer comes from the default pool, which the whole process shares, and the pool given never

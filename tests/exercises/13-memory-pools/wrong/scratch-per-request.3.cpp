@@ -1,4 +1,4 @@
-// Wrong: makes the pool the device's current pool (cuDeviceSetMemPool), then allocates with cuMemAllocAsync
+// Wrong (R5): makes the pool the device's current pool (cuDeviceSetMemPool), then allocates with cuMemAllocAsync
 //
 // Lesson 13's step 3 shows cuDeviceSetMemPool steering cuMemAllocAsync, and it works: the buffer
 // comes from the pool. But the current pool is the whole process's, and every other library's

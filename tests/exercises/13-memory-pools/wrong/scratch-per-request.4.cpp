@@ -1,4 +1,4 @@
-// Wrong: frees the scratch buffer with cuMemFree, which the reference says does not synchronise for pool memory
+// Wrong (R3): frees the scratch buffer with cuMemFree, which the reference says does not synchronise for pool memory
 //
 // "cuMemFree takes a pool pointer and does not block: just as good." It frees the buffer at once,
 // while the copies that use it are still queued behind the gate: only luck keeps the memory

@@ -1,4 +1,4 @@
-// Wrong: enqueues the free right after the copy in, before the copy out that still reads the buffer
+// Wrong (R3): enqueues the free right after the copy in, before the copy out that still reads the buffer
 //
 // "The free is stream-ordered, so it waits for the copies anyway." It waits for the work before
 // it, not after: the copy out reads a buffer the pool may already have given to another stream

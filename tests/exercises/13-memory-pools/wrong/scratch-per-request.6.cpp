@@ -1,4 +1,4 @@
-// Wrong: checks every call with CU_CHECK, so a copy that cannot be enqueued leaves the scratch buffer allocated
+// Wrong (R7): checks every call with CU_CHECK, so a copy that cannot be enqueued leaves the scratch buffer allocated
 //
 // The natural way to write it: each call checked as it is made. When a copy fails, CU_CHECK throws
 // before the free is enqueued, and the buffer stays the request's for the life of the process: in

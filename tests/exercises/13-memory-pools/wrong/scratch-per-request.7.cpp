@@ -1,4 +1,4 @@
-// Wrong: allocates in the NULL stream, "since the allocation is the pool's business, not the request's"
+// Wrong (R1): allocates in the NULL stream, "since the allocation is the pool's business, not the request's"
 //
 // The allocation happens at once, outside the request's stream; the copies and the free are in
 // stream. Using memory in a stream the allocation is not ordered before is undefined, the guide

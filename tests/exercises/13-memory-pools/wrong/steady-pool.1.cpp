@@ -1,4 +1,4 @@
-// Wrong: sets the release threshold to UINT64_MAX, as the programming guide's example does
+// Wrong (R2): sets the release threshold to UINT64_MAX, as the programming guide's example does
 //
 // The working set stays reserved, but so does every burst, for good: memory other processes on the
 // GPU need. The task asks for a threshold of exactly the working set: `threshold == workingSet`

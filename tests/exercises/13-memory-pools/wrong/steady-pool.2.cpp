@@ -1,4 +1,4 @@
-// Wrong: creates a pool of its own and leaves its release threshold at the default
+// Wrong (R2): creates a pool of its own and leaves its release threshold at the default
 //
 // "A pool of my own keeps its memory": it does not; the default threshold is 0, and every
 // synchronisation gives the working set back, so each step maps it again. `threshold ==

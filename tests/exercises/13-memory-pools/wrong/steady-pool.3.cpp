@@ -1,4 +1,4 @@
-// Wrong: also makes the new pool the device's current pool, "so that the service's cuMemAllocAsync uses it"
+// Wrong (R4): also makes the new pool the device's current pool, "so that the service's cuMemAllocAsync uses it"
 //
 // The threshold is right, but the current pool is the whole process's: every library's
 // cuMemAllocAsync, the runtime's cudaMallocAsync included, now takes from the service's pool, and

@@ -1,4 +1,4 @@
-// Wrong: also caps the pool at the working set with maxSize, "so that it never holds more"
+// Wrong (R3): also caps the pool at the working set with maxSize, "so that it never holds more"
 //
 // The threshold already bounds what the pool keeps; maxSize bounds what it may ever hold, so a
 // burst beyond the working set is refused instead of served: `burst == CUDA_SUCCESS` fails.

@@ -1,4 +1,4 @@
-// Wrong: puts the pool on the device of the current context instead of dev
+// Wrong (R1): puts the pool on the device of the current context instead of dev
 //
 // "The pool is for the device I am working on": cuCtxGetDevice answers for the context that is
 // current, which need not be dev's. Asked for device 1 while device 0's context is current, it

@@ -1,4 +1,4 @@
-// Wrong: checks the threshold's set with CU_CHECK, so a pool whose threshold cannot be set is leaked
+// Wrong (R5): checks the threshold's set with CU_CHECK, so a pool whose threshold cannot be set is leaked
 //
 // Each call checked as it is made: when cuMemPoolSetAttribute fails, CU_CHECK throws and the pool,
 // already created, is never destroyed. In the check's failure case `left.empty()` fails ("1 memory

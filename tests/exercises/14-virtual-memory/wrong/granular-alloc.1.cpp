@@ -1,4 +1,4 @@
-// Wrong: rounds up with (bytes / g + 1) * g, which adds a whole granule to a size that is a multiple already
+// Wrong (R1): rounds up with (bytes / g + 1) * g, which adds a whole granule to a size that is a multiple already
 //
 // Everything works, but a request of exactly one granule takes two: `a.size == roundUp(bytes, g)`
 // fails for the requests of one and of three granules.

@@ -1,4 +1,4 @@
-// Wrong: never releases the handle, "the caller frees the memory with cuMemUnmap"
+// Wrong (R4): never releases the handle, "the caller frees the memory with cuMemUnmap"
 //
 // cuMemUnmap frees the memory only when no handle refers to it any more: the caller's unmap leaves
 // it allocated for the life of the process. `handles == 0` fails for every request (and after the

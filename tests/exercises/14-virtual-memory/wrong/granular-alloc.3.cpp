@@ -1,4 +1,4 @@
-// Wrong: grants access to device 0, "the GPU", instead of dev
+// Wrong (R3): grants access to device 0, "the GPU", instead of dev
 //
 // The memory is on dev, but the access is granted to device 0: for a request on device 1,
 // `canReadWrite(dev1, a.ptr)` fails.

@@ -1,4 +1,4 @@
-// Wrong: checks cuMemCreate with CU_CHECK, so a request the device cannot hold leaks its reservation
+// Wrong (R5): checks cuMemCreate with CU_CHECK, so a request the device cannot hold leaks its reservation
 //
 // Each call checked as it is made, the reservation first: when cuMemCreate fails (twice the
 // device's memory, or the check's injected failure), CU_CHECK throws past cuMemAddressFree, and

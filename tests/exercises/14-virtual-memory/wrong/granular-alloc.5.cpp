@@ -1,4 +1,4 @@
-// Wrong: rounds with a mask made from a 32-bit granularity, which clears the size's bits above 4 GiB
+// Wrong (R1): rounds with a mask made from a 32-bit granularity, which clears the size's bits above 4 GiB
 //
 // (bytes + g - 1) & ~(g - 1) is the usual bit trick, and 2 MiB fits an unsigned: but ~(g - 1) is
 // then a 32-bit mask, widened with zeros, and 4 GiB and a byte comes out as 2 MiB. `a.size ==

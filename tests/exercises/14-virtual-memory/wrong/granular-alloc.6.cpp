@@ -1,4 +1,4 @@
-// Wrong: maps the memory but grants no access, "cuMemMap makes it device memory like any other"
+// Wrong (R3): maps the memory but grants no access, "cuMemMap makes it device memory like any other"
 //
 // The reference says cuMemMap "does not make the address accessible": every mapping starts with
 // none, and a kernel or copy that touches it does not succeed. `rw` (cuMemGetAccess read-write)

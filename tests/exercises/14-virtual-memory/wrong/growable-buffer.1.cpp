@@ -1,4 +1,4 @@
-// Wrong: grows "like std::vector": cuMemAlloc a bigger buffer, copy the contents across, free the old one
+// Wrong (R7): grows "like std::vector": cuMemAlloc a bigger buffer, copy the contents across, free the old one
 //
 // The contents survive and the memory is given back, but the base address moves at every growth,
 // so every pointer a kernel or a graph kept into the buffer now dangles: `buf.data() == base` fails.

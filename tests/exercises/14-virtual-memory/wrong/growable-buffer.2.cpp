@@ -1,4 +1,4 @@
-// Wrong: grants access only when the first piece is mapped, as if access belonged to the reservation
+// Wrong (R3): grants access only when the first piece is mapped, as if access belonged to the reservation
 //
 // "Access was granted to this buffer already." Access belongs to each mapping, and every new one
 // starts with none: after the second growth device 0 may not touch the new granules, and

@@ -1,4 +1,4 @@
-// Wrong: never releases the allocation handles, "the destructor unmaps the pieces, and the memory goes with them"
+// Wrong (R8): never releases the allocation handles, "the destructor unmaps the pieces, and the memory goes with them"
 //
 // A handle is a reference of its own: unmapping leaves the memory allocated as long as the handle
 // lives, for the life of the process. Once the buffer is destroyed `left.empty()` fails ("4

@@ -1,4 +1,4 @@
-// Wrong: keeps the capacity as it was asked for and compares each request with it
+// Wrong (R1): keeps the capacity as it was asked for and compares each request with it
 //
 // The reservation is rounded up, but the bound is not: a buffer asked for three granules and a byte
 // refuses to grow to the four granules it reserved, and `CHECK_NOTHROW(buf.grow(4 * g))` fails

@@ -1,4 +1,4 @@
-// Wrong: checks cuMemMap with CU_CHECK before the handle is released, so a failed map leaks the handle
+// Wrong (R6): checks cuMemMap with CU_CHECK before the handle is released, so a failed map leaks the handle
 //
 // Each call checked as it is made, and the release after the map "as the lesson does": when
 // cuMemMap fails, CU_CHECK throws past the release. The check's failure case sees `left.empty()`

@@ -1,4 +1,4 @@
-// Wrong: creates the memory on the current context's device instead of dev
+// Wrong (R2): creates the memory on the current context's device instead of dev
 //
 // "The buffer is for the device I am working on": cuCtxGetDevice answers for the context that is
 // current, not for dev. A buffer for device 1, grown while device 0's context is current, gets

@@ -1,4 +1,4 @@
-// Wrong: creates physical memory for the whole new size at each growth and maps only the new part of it
+// Wrong (R2): creates physical memory for the whole new size at each growth and maps only the new part of it
 //
 // cuMemMap may map part of an allocation, so it works, but each growth creates all of the buffer
 // again and keeps the unmapped rest alive as long as its mapped part: the buffer holds the sum of

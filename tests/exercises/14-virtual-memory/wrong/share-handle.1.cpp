@@ -1,4 +1,4 @@
-// Wrong: imports and maps, but grants no access, "since the exporter already granted access"
+// Wrong (R2): imports and maps, but grants no access, "since the exporter already granted access"
 //
 // Access belongs to a mapping, and this process's mapping starts with none: in the child
 // cuMemGetAccess does not say read-write (the check then touches nothing), the child's checks fail,

@@ -1,4 +1,4 @@
-// Wrong: keeps the imported handle, "the memory is the other process's: nothing of mine to release"
+// Wrong (R4): keeps the imported handle, "the memory is the other process's: nothing of mine to release"
 //
 // The reference pairs every import with a cuMemRelease: the handle is a reference of this process,
 // and keeps the memory alive after the worker unmaps it, until the worker exits. In the child

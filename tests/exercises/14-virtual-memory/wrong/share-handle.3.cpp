@@ -1,4 +1,4 @@
-// Wrong: passes the descriptor's address as the OS handle, as for the other out-parameters
+// Wrong (R1): passes the descriptor's address as the OS handle, as for the other out-parameters
 //
 // For CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, cuMemImportFromShareableHandle takes the descriptor
 // itself, cast to a pointer: given its address, it reads a number that is no open descriptor and

@@ -1,4 +1,4 @@
-// Wrong: closes the descriptor once imported, "the handle holds the memory now"
+// Wrong (R3): closes the descriptor once imported, "the handle holds the memory now"
 //
 // The descriptor is the caller's: it may import again, pass it on, or close it itself, and a
 // second close may close whatever file has taken the number since. In the child `OpenFile(fd) ==

@@ -1,4 +1,4 @@
-// Wrong: checks each call with CU_CHECK after the import, so a failed map leaks the import and the addresses
+// Wrong (R5): checks each call with CU_CHECK after the import, so a failed map leaks the import and the addresses
 //
 // The natural way to write it, each call checked as it is made: when cuMemMap or cuMemSetAccess
 // fails, CU_CHECK throws past the release and cuMemAddressFree. In the child's failure cases

@@ -1,4 +1,4 @@
-// Wrong: grants access to device 0, "the GPU", instead of dev
+// Wrong (R2): grants access to device 0, "the GPU", instead of dev
 //
 // Given memory on device 1 and dev = 1, the worker's mapping is granted to device 0 only (the two
 // devices can reach each other's memory, so the grant succeeds): in the child on device 1

@@ -1,4 +1,4 @@
-// Wrong: the destructor ends the capture only if cuStreamIsCapturing says it is still ACTIVE
+// Wrong (R5): the destructor ends the capture only if cuStreamIsCapturing says it is still ACTIVE
 //
 // "End the capture only if the stream is still capturing". A capture invalidated by a synchronising
 // call reports CU_STREAM_CAPTURE_STATUS_INVALIDATED, which this destructor leaves alone: the stream

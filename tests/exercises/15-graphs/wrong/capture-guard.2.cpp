@@ -1,4 +1,4 @@
-// Wrong: the destructor ends the capture but never destroys the graph it gets back
+// Wrong (R5): the destructor ends the capture but never destroys the graph it gets back
 //
 // "Ending the capture is what matters": a capture that was still active when the captured code
 // threw returns a graph of what it recorded, which the guard now owns. One graph is left per guard:

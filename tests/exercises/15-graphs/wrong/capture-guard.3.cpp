@@ -1,4 +1,4 @@
-// Wrong: end() marks the capture over only after cuStreamEndCapture succeeded
+// Wrong (R4): end() marks the capture over only after cuStreamEndCapture succeeded
 //
 // "capturing_ = false once it has ended": when the capture was invalidated, cuStreamEndCapture
 // still ends it but returns an error, CU_CHECK throws, and the destructor ends the stream's capture

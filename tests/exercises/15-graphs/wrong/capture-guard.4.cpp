@@ -1,4 +1,4 @@
-// Wrong: end() returns the graph it got, NULL for a failed capture, without throwing
+// Wrong (R3): end() returns the graph it got, NULL for a failed capture, without throwing
 //
 // "A NULL graph tells the caller that the capture failed": the error is lost, and a caller that
 // instantiates the result gets a second, unrelated error. `CHECK_THROWS_AS(guard.end(),

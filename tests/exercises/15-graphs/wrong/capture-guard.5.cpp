@@ -1,4 +1,4 @@
-// Wrong: begins every capture in GLOBAL mode, ignoring the mode it was given
+// Wrong (R1): begins every capture in GLOBAL mode, ignoring the mode it was given
 //
 // Copied from the lesson's captures, which all use CU_STREAM_CAPTURE_MODE_GLOBAL. A caller that
 // asked for RELAXED, so that an allocation inside the captured code is allowed, gets a capture that

@@ -1,4 +1,4 @@
-// Wrong: the destructor checks cuStreamEndCapture with CU_CHECK
+// Wrong (R5): the destructor checks cuStreamEndCapture with CU_CHECK
 //
 // "Check every call": ending an invalidated capture returns an error, so the destructor throws, and
 // a destructor is noexcept: std::terminate ends the process while the captured code's own exception

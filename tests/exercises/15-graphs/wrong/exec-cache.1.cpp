@@ -1,4 +1,4 @@
-// Wrong: calls cuGraphExecUpdate and returns the executable graph without looking at the result
+// Wrong (R1): calls cuGraphExecUpdate and returns the executable graph without looking at the result
 //
 // "cuGraphExecUpdate updates the executable graph". The update of the graph with one kernel more is
 // refused, and the executable graph goes on running the previous graph: after the third apply() the

@@ -1,4 +1,4 @@
-// Wrong: when the update is refused, instantiates the new graph without destroying the old executable graph
+// Wrong (R3): when the update is refused, instantiates the new graph without destroying the old executable graph
 //
 // "Replace the handle": exec_ is overwritten by the new instantiation, and the executable graph it
 // held is never destroyed. After the third apply() the process holds two executable graphs for the

@@ -1,4 +1,4 @@
-// Wrong: never updates: destroys the executable graph and instantiates every graph it is given
+// Wrong (R2): never updates: destroys the executable graph and instantiates every graph it is given
 //
 // "A new capture needs a new instantiation": always right, and the cost the exercise is about. Five
 // graphs make five instantiations: `made == 3` and `instantiatedCalls == 3` fail (and the handle of

@@ -1,4 +1,4 @@
-// Wrong: treats every error of cuGraphExecUpdate as a refusal and instantiates anew
+// Wrong (R4): treats every error of cuGraphExecUpdate as a refusal and instantiates anew
 //
 // "If the update did not work, instantiate": an error that is not
 // CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE (here an injected CUDA_ERROR_OUT_OF_MEMORY) says nothing

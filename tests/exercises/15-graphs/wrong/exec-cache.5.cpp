@@ -1,4 +1,4 @@
-// Wrong: destroys each graph it instantiates, as if the executable graph took it over
+// Wrong (R6): destroys each graph it instantiates, as if the executable graph took it over
 //
 // "The executable graph is a snapshot: the graph is no longer needed". The caller keeps ownership of
 // the graphs it passes (and destroys them itself). After the first apply() the process holds one

@@ -1,4 +1,4 @@
-// Wrong: gives the graph's node the token (cuGraphKernelNodeSetParams), then launches the executable graph
+// Wrong (R2): gives the graph's node the token (cuGraphKernelNodeSetParams), then launches the executable graph
 //
 // "Set the node's parameters, then launch": cuGraphKernelNodeSetParams changes the CUgraph, but the
 // executable graph is a snapshot taken at cuGraphInstantiate, so every launch still adds the token 0

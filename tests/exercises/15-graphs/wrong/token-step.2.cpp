@@ -1,4 +1,4 @@
-// Wrong: instantiates the graph anew in every run(), after giving its node the token
+// Wrong (R4): instantiates the graph anew in every run(), after giving its node the token
 //
 // "An executable graph is a snapshot, so take a new one with the new argument": run() sets the
 // graph's node and instantiates again, destroying the last executable graph (allowed while it runs).

@@ -1,4 +1,4 @@
-// Wrong: checks each launch of the capture with CU_CHECK, so a refused launch leaves the capture open
+// Wrong (R6): checks each launch of the capture with CU_CHECK, so a refused launch leaves the capture open
 //
 // "CU_CHECK every call": when a launch inside the capture fails, the exception leaves the
 // constructor between cuStreamBeginCapture and cuStreamEndCapture, and the stream stays in capture

@@ -1,4 +1,4 @@
-// Wrong: the destructor destroys the executable graph but not the graph it was instantiated from
+// Wrong (R5): the destructor destroys the executable graph but not the graph it was instantiated from
 //
 // "The executable graph is what I own; the graph was only the recipe": the CUgraph from
 // cuStreamEndCapture belongs to the caller of cuStreamEndCapture until cuGraphDestroy. One graph is

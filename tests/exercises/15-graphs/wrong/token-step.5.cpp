@@ -1,4 +1,4 @@
-// Wrong: launches the graph in the default (legacy) stream instead of the stream it captured in
+// Wrong (R3): launches the graph in the default (legacy) stream instead of the stream it captured in
 //
 // "cuGraphLaunch(exec, 0), the graph knows its own stream": the graph runs in the legacy stream,
 // which does not wait for the check's non-blocking stream, so every step runs before the work the

@@ -1,4 +1,4 @@
-// Wrong: run() waits for the step to finish before it returns
+// Wrong (R3): run() waits for the step to finish before it returns
 //
 // "Wait, so that the next run() cannot change the parameters of a launch still running": a launch
 // keeps the parameters it was enqueued with, so the wait buys nothing and costs the host the whole

@@ -1,4 +1,4 @@
-// Wrong: when cuGraphInstantiate fails, the constructor throws and leaves the captured graph behind
+// Wrong (R6): when cuGraphInstantiate fails, the constructor throws and leaves the captured graph behind
 //
 // "The destructor destroys the graph": not for a constructor that throws, whose destructor never
 // runs. The capture is ended correctly; the instantiation is then checked with a bare CU_CHECK. The

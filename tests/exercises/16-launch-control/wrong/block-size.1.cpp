@@ -1,4 +1,4 @@
-// Wrong: passes the shared memory of one thread as the calculator's constant dynamicSMemSize
+// Wrong (R1): passes the shared memory of one thread as the calculator's constant dynamicSMemSize
 //
 // "The calculator takes the shared memory as a number": the calculator then counts 160 bytes per
 // block at every size and suggests the largest block. With the shared memory that block really

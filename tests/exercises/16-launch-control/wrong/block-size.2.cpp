@@ -1,4 +1,4 @@
-// Wrong: the per-block function counts floats, not bytes (blockSize * kStageFloatsPerThread)
+// Wrong (R1): the per-block function counts floats, not bytes (blockSize * kStageFloatsPerThread)
 //
 // "40 per thread, so blockSize * 40": the calculator believes each block needs a quarter of its real
 // shared memory, and suggests a block that, with all of it, leaves an SM emptier than the best

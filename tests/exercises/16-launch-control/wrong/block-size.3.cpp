@@ -1,4 +1,4 @@
-// Wrong: rounds the calculator's block size down to a power of two
+// Wrong (R2): rounds the calculator's block size down to a power of two
 //
 // "Block sizes should be powers of two": any whole number of warps is a valid block, and the best
 // one here is not a power of two. On an H200 the calculator names 480 (3 blocks per SM, 1440

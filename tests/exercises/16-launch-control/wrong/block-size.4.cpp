@@ -1,4 +1,4 @@
-// Wrong: caps the calculator's search at 256 threads, the usual block size
+// Wrong (R2): caps the calculator's search at 256 threads, the usual block size
 //
 // "256 is the safe block size": blockSizeLimit = 256 keeps the calculator from the larger blocks,
 // and the best block of stage is larger. On an H200 the best up to 256 keeps 1344 threads on an SM,

@@ -1,4 +1,4 @@
-// Wrong: makes the throughput green context from the device's whole SM resource, not the split's remaining one
+// Wrong (R1): makes the throughput green context from the device's whole SM resource, not the split's remaining one
 //
 // "The throughput work may use the whole GPU": the two partitions then share the latency
 // partition's SMs. The SM counts add up to more than the device has (`latency + throughput ==

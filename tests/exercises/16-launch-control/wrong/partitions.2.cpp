@@ -1,4 +1,4 @@
-// Wrong: the destructor destroys only the green contexts, trusting them to take their streams along
+// Wrong (R6): the destructor destroys only the green contexts, trusting them to take their streams along
 //
 // "Destroying a context destroys its streams", true of cuCtxDestroy: the reference says
 // cuGreenCtxDestroy does not destroy the streams made in the green context. Two streams are left:

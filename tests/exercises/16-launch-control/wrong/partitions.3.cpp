@@ -1,4 +1,4 @@
-// Wrong: creates each stream with cuStreamCreate after cuCtxFromGreenCtx, without making that context current
+// Wrong (R3): creates each stream with cuStreamCreate after cuCtxFromGreenCtx, without making that context current
 //
 // "The converted context names the green context": a stream belongs to the context current when it
 // is made, here the caller's primary context. Neither stream is its partition's:

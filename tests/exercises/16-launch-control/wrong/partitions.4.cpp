@@ -1,4 +1,4 @@
-// Wrong: pushes each green context to create its stream, and never pops it
+// Wrong (R4): pushes each green context to create its stream, and never pops it
 //
 // "Make the green context current, then create the stream" (the CUDA 12.4 way), without giving the
 // caller its stack back: the caller's primary context ends up under two green contexts, and its

@@ -1,4 +1,4 @@
-// Wrong: checks each step with CU_CHECK and nothing more, so a failure half way leaves what was made
+// Wrong (R5): checks each step with CU_CHECK and nothing more, so a failure half way leaves what was made
 //
 // "The destructor cleans up": no destructor runs for an object whose constructor threw. When the
 // second green context cannot be made, the first is left, and when the second stream cannot be

@@ -1,4 +1,4 @@
-// Wrong: makes the partitions on the device of the current context instead of dev
+// Wrong (R2): makes the partitions on the device of the current context instead of dev
 // Two devices: with one GPU, dev is the current context's device; only Partitions(device 1) while device 0's context is current tells them apart
 //
 // "The device is the one I am working on" (cuCtxGetDevice): in the lesson's program the two are the

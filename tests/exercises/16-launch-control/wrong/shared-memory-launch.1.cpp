@@ -1,4 +1,4 @@
-// Wrong: takes the device's opt-in limit as the limit, forgetting the kernel's static shared memory
+// Wrong (R5): takes the device's opt-in limit as the limit, forgetting the kernel's static shared memory
 //
 // "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN is what a block can have": the static
 // shared memory counts against it. A request 4 bytes past the opt-in limit minus smem_sum's 32

@@ -1,4 +1,4 @@
-// Wrong: compares the request with the limit as an int, so a size past 32 bits passes as its low bits
+// Wrong (R5): compares the request with the limit as an int, so a size past 32 bits passes as its low bits
 //
 // "The driver's attributes are ints": sharedBytes is cast to int for the comparison. 4 GiB + 16 KiB
 // becomes 16 KiB, is not refused, and is launched with 16 KiB (the launch's unsigned takes the same

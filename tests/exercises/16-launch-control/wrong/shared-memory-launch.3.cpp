@@ -1,4 +1,4 @@
-// Wrong: raises the attribute to sharedBytes whenever sharedBytes is over 48 KiB, without reading it
+// Wrong (R3): raises the attribute to sharedBytes whenever sharedBytes is over 48 KiB, without reading it
 //
 // "Past 48 KiB a launch needs the opt-in": right for the first launch, but a later, smaller launch
 // over 48 KiB sets the attribute down again, and every other launcher of the function loses what it

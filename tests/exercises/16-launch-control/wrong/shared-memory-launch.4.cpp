@@ -1,4 +1,4 @@
-// Wrong: launches in the default (legacy) stream, not in the stream it was given
+// Wrong (R2): launches in the default (legacy) stream, not in the stream it was given
 //
 // "The NULL stream is the default": a kernel in the legacy stream does not wait for the work the
 // caller put in its non-blocking stream. Behind the check's gate the kernel has run once the legacy

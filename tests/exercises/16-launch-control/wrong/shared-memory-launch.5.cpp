@@ -1,4 +1,4 @@
-// Wrong: remembers in a static variable how far it raised the attribute, for every function alike
+// Wrong (R4): remembers in a static variable how far it raised the attribute, for every function alike
 //
 // "Read the attribute once, it does not change behind my back": it is per function, and a kernel
 // loaded again, or its function in another context, starts from the default. After the primary

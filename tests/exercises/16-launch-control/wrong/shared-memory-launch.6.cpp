@@ -1,4 +1,4 @@
-// Wrong: names the two sizes in KiB in the message, not in bytes
+// Wrong (R6): names the two sizes in KiB in the message, not in bytes
 //
 // "227.00 KiB reads better than 232448": the task asks for decimal counts of bytes, which a caller
 // can compare and log. The message names neither number: `r.message.find(std::to_string(tooMuch))`
