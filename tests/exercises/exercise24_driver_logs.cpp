@@ -3,7 +3,9 @@
 // The check stands between the code and cuLogsRegisterCallback / cuLogsUnregisterCallback to see
 // which handles stay registered, and unregisters any left behind before a wrong answer's callback
 // could be called into a collector that is gone. It stands between the code and cuCtxGetLimit /
-// cuCtxSetLimit too, to count them and fail them (printf-room).
+// cuCtxSetLimit too, to count them and fail them, and notes the FIFO size each cuCtxSetLimit asks for
+// (printf-room); and before cuLogsCurrent, to fail it (driver-reason). Each case's name begins with
+// the requirements it verifies.
 #include "check.hpp"
 #include "24-driver-logs/exercises.hpp"
 
@@ -20,9 +22,22 @@
 
 // The limit calls, counted and able to fail (ledger.cpp does not stand before them).
 WBX_INTERPOSE(cuCtxGetLimit, (size_t * value, CUlimit limit), (value, limit))
-WBX_INTERPOSE(cuCtxSetLimit, (CUlimit limit, size_t value), (limit, value))
+
+namespace {
+size_t lastFifoAsked = 0;  // the value of the last cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, ...) made
+}  // namespace
+
+extern "C" CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) {
+  using Real = CUresult(CUDAAPI*)(CUlimit, size_t);
+  static const auto real = reinterpret_cast<Real>(wbx::detail::real("cuCtxSetLimit"));
+  if (limit == CU_LIMIT_PRINTF_FIFO_SIZE) lastFifoAsked = value;
+  if (const CUresult injected = wbx::detail::enter("cuCtxSetLimit")) return injected;
+  return real ? real(limit, value) : CUDA_ERROR_NOT_FOUND;
+}
 
 #if CUDA_VERSION >= 12090
+WBX_INTERPOSE(cuLogsCurrent, (CUlogIterator * iterator_out, unsigned int flags), (iterator_out, flags))
+
 namespace {
 std::mutex registeredMutex;
 std::vector<CUlogsCallbackHandle> registered;  // handles registered and not yet unregistered
@@ -266,7 +281,7 @@ EXERCISE("driver-reason", "The driver's own words for the call that just failed"
          "Take an iterator with cuLogsCurrent just before the call, call it once, and on failure dump from that "
          "iterator with cuLogsDumpToMemory (size: the buffer's bytes, up to 25600); strip each line's leading "
          "[...] fields and join the messages with newlines.") {
-  TEST_CASE("driverReason returns the messages of the failed call only, stripped, in order, and the call's result") {
+  TEST_CASE("R1 R3 R4 R5 R6: driverReason returns the messages of the failed call only, stripped, in order, and the call's result") {
 #if CUDA_VERSION >= 12090
     needLogs();
     Ctx ctx;
@@ -295,7 +310,7 @@ EXERCISE("driver-reason", "The driver's own words for the call that just failed"
 #endif
   }
 
-  TEST_CASE("driverReason keeps every message of a call that logs several, and returns \"\" for a call that succeeds") {
+  TEST_CASE("R1 R2 R3 R5 R6: driverReason keeps every message of a call that logs several, and returns \"\" for a call that succeeds") {
 #if CUDA_VERSION >= 12090
     needLogs();
     Ctx ctx;
@@ -304,11 +319,13 @@ EXERCISE("driver-reason", "The driver's own words for the call that just failed"
     int ran = 0;
     CUresult result = CUDA_SUCCESS;
     const CUlogIterator mine = iteratorNow();
+    // Twelve refusals: a dozen lines or more, more bytes than a buffer of a page or two holds (a
+    // line is some 100 bytes with its fields), and far fewer than the 100 entries the log keeps.
+    const int refusals = 12;
     const std::string several = ex24::driverReason(
         [&ran] {
           ++ran;
-          refuseAllocation();
-          refuseAllocation();
+          for (int i = 1; i < refusals; ++i) refuseAllocation();
           return refuseAllocation();
         },
         result);
@@ -316,22 +333,61 @@ EXERCISE("driver-reason", "The driver's own words for the call that just failed"
     INFO("the driver logged, from the call on:\n" << joined(expected) << "\ndriverReason returned:\n" << several);
     CHECK(ran == 1);
     CHECK(result == CUDA_ERROR_INVALID_VALUE);
-    CHECK(expected.size() >= 3);
+    CHECK(expected.size() >= static_cast<size_t>(refusals));
     CHECK(several == joined(expected));
+    // A call that logs a refusal of its own on the way and then succeeds: the call succeeded, so
+    // there is no reason to give, whatever the log holds.
     ran = 0;
     result = CUDA_ERROR_UNKNOWN;
     const std::string none = ex24::driverReason(
         [&ran] {
           ++ran;
+          refuseAllocation();
           size_t free = 0, total = 0;
           return cuMemGetInfo(&free, &total);
         },
         result);
     CHECK(ran == 1);
     CHECK(result == CUDA_SUCCESS);
-    CHECK(none == "");
+    CHECK_MESSAGE(none == "", "the call succeeded: the answer is \"\", whatever it logged on the way");
     CHECK(wbx::calls("cuLogsRegisterCallback") == registersBefore);
     CHECK(registrations.leftOver().empty());
+#else
+    throw wbx::Skipped("this build's CUDA header predates error log management (CUDA 12.9)");
+#endif
+  }
+
+  TEST_CASE("R7: when cuLogsCurrent fails, the call still runs once, its result is stored, and the answer is \"\"") {
+#if CUDA_VERSION >= 12090
+    needLogs();
+    Ctx ctx;
+    int ran = 0;
+    CUresult result = CUDA_SUCCESS;
+    std::string got = "(nothing: driverReason threw)";
+    std::string threw;
+    bool fired = false;
+    {
+      wbx::FailCall fail("cuLogsCurrent", CUDA_ERROR_NOT_SUPPORTED);  // fails without reaching the driver
+      try {
+        got = ex24::driverReason(
+            [&ran] {
+              ++ran;
+              return refuseAllocation();
+            },
+            result);
+      } catch (const wb::NotDone&) {
+        throw;
+      } catch (const std::exception& e) {
+        threw = e.what();
+      }
+      fired = fail.fired();
+    }
+    INFO("driverReason returned:\n" << got << "\nthrew: " << threw);
+    REQUIRE_MESSAGE(fired, "driverReason made no cuLogsCurrent call: the task takes the iterator with it");
+    CHECK_MESSAGE(ran == 1, "the call did not run exactly once when cuLogsCurrent failed");
+    CHECK(result == CUDA_ERROR_INVALID_VALUE);
+    CHECK_MESSAGE(threw.empty(), "a failed cuLogsCurrent is no reason to throw: the call's result is what counts");
+    CHECK_MESSAGE(got == "", "with no iterator, there is no telling which messages are the call's: the answer is \"\"");
 #else
     throw wbx::Skipped("this build's CUDA header predates error log management (CUDA 12.9)");
 #endif
@@ -341,7 +397,7 @@ EXERCISE("driver-reason", "The driver's own words for the call that just failed"
 EXERCISE("log-collector", "A collector that keeps what the driver logs while it lives",
          "Register a callback in the constructor with the collector as userData, keep the handle, have the "
          "callback call add(), copy each message under the mutex, and unregister that handle in the destructor.") {
-  TEST_CASE("a collector keeps every message logged while it lives, from every thread, and unregisters its own handle") {
+  TEST_CASE("R1 R3 R5 R6: a collector keeps every message logged while it lives, from every thread, and unregisters its own handle") {
 #if CUDA_VERSION >= 12090
     needLogs();
     Ctx ctx;
@@ -382,7 +438,7 @@ EXERCISE("log-collector", "A collector that keeps what the driver logs while it 
 #endif
   }
 
-  TEST_CASE("a collector made after another is gone holds none of the other's messages") {
+  TEST_CASE("R1: a collector made after another is gone holds none of the other's messages") {
 #if CUDA_VERSION >= 12090
     needLogs();
     Ctx ctx;
@@ -409,7 +465,32 @@ EXERCISE("log-collector", "A collector that keeps what the driver logs while it 
 #endif
   }
 
-  TEST_CASE("when cuLogsRegisterCallback fails, the constructor throws") {
+  TEST_CASE("R3: add keeps length characters, without a trailing newline or NUL") {
+#if CUDA_VERSION >= 12090
+    needLogs();
+    Ctx ctx;
+    Registrations registrations;
+    ex24::LogCollector collector;
+    // What a callback could be handed: a message with a newline at its end, one whose length counts
+    // its NUL, and one whose length stops before the end of the text behind it.
+    const char withNewline[] = "first message\n";
+    const char withNul[] = "second message";  // sizeof counts the NUL
+    const char longer[] = "third message, and text behind it";
+    collector.add(withNewline, sizeof withNewline - 1);
+    collector.add(withNul, sizeof withNul);
+    collector.add(longer, std::strlen("third message"));
+    const std::vector<std::string> got = collector.messages();  // no driver call in between: these last
+    REQUIRE(got.size() >= 3);
+    const std::vector<std::string> last(got.end() - 3, got.end());
+    const std::vector<std::string> expected = {"first message", "second message", "third message"};
+    INFO("the collector's last three messages:\n" << joined(last));
+    CHECK(last == expected);
+#else
+    throw wbx::Skipped("this build's CUDA header predates error log management (CUDA 12.9)");
+#endif
+  }
+
+  TEST_CASE("R2: when cuLogsRegisterCallback fails, the constructor throws") {
 #if CUDA_VERSION >= 12090
     needLogs();
     Ctx ctx;
@@ -438,28 +519,34 @@ EXERCISE("printf-room", "Room for a context's printf before its first kernel",
          "Throw std::invalid_argument for a 0 or for lines > SIZE_MAX / bytesPerLine before any driver call; then "
          "push context with an RAII guard that pops it, cuCtxGetLimit(&have, CU_LIMIT_PRINTF_FIFO_SIZE), return "
          "have when it is enough, else CU_CHECK(cuCtxSetLimit(...)) and return what cuCtxGetLimit reads after it.") {
-  TEST_CASE("ensurePrintfRoom grows the FIFO of the context it is given, not the caller's, and returns the size the driver kept") {
+  TEST_CASE("R2 R4: ensurePrintfRoom grows the FIFO of the context it is given to the size asked, not the caller's, and returns the size the driver kept") {
     Caller c;
     const size_t before = fifoOf(c.fresh.get()), callerBefore = fifoOf(c.primary.get());
     const size_t asked = moreThan(before, 1);
     const std::vector<CUcontext> stack = wbx::contextStack();
-    const long setCurrents = wbx::calls("cuCtxSetCurrent");
+    const long setCurrents = wbx::calls("cuCtxSetCurrent"), sets = wbx::calls("cuCtxSetLimit");
+    lastFifoAsked = 0;
     const size_t got = ex24::ensurePrintfRoom(c.fresh.get(), asked / kLine, kLine);
-    const long setCurrentsAfter = wbx::calls("cuCtxSetCurrent");
+    const long setCurrentsAfter = wbx::calls("cuCtxSetCurrent"), setsAfter = wbx::calls("cuCtxSetLimit");
+    const size_t setTo = lastFifoAsked;
     const std::vector<CUcontext> stackAfter = wbx::contextStack();
     const size_t now = fifoOf(c.fresh.get()), callerNow = fifoOf(c.primary.get());
     INFO("the new context's FIFO: " << before << " bytes before, " << now << " after; asked for " << asked
-                                    << "; ensurePrintfRoom returned " << got);
+                                    << "; cuCtxSetLimit was asked for " << setTo << " (" << setsAfter - sets
+                                    << " calls); ensurePrintfRoom returned " << got);
     INFO("the caller's (primary) context's FIFO: " << callerBefore << " bytes before, " << callerNow << " after");
     CHECK_MESSAGE(stackAfter == stack, "the caller's context stack changed: push context and pop it again");
     CHECK_MESSAGE(setCurrentsAfter == setCurrents, "cuCtxSetCurrent was called: push and pop instead");
     CHECK_MESSAGE(callerNow == callerBefore,
                   "the caller's current context's FIFO changed: the limit was set with context not current");
+    CHECK_MESSAGE(setsAfter > sets, "the FIFO was too small and no cuCtxSetLimit was called");
+    CHECK_MESSAGE(setTo == asked,
+                  "cuCtxSetLimit was not asked for lines * bytesPerLine: the driver may round it, the code may not");
     CHECK_MESSAGE(got == now, "the answer is not the size cuCtxGetLimit reads in context");
     CHECK_MESSAGE(now >= asked, "context's FIFO holds less than was asked");
   }
 
-  TEST_CASE("a FIFO that already holds the request is left as it is: its size is returned, and no cuCtxSetLimit is called") {
+  TEST_CASE("R3: a FIFO that already holds the request is left as it is: its size is returned, and no cuCtxSetLimit is called") {
     Caller c;
     {
       const size_t grown = moreThan(fifoOf(c.fresh.get()), 2);
@@ -485,7 +572,7 @@ EXERCISE("printf-room", "Room for a context's printf before its first kernel",
     CHECK_MESSAGE(stackAfter == stack, "the caller's context stack changed");
   }
 
-  TEST_CASE("a 0, or a product that does not fit in a size_t, is refused with std::invalid_argument before any driver call") {
+  TEST_CASE("R1: a 0, or a product that does not fit in a size_t, is refused with std::invalid_argument before any driver call") {
     Caller c;
     const size_t have = fifoOf(c.fresh.get());
     const std::vector<CUcontext> stack = wbx::contextStack();
@@ -514,7 +601,7 @@ EXERCISE("printf-room", "Room for a context's printf before its first kernel",
     CHECK(fifoOf(c.fresh.get()) == have);
   }
 
-  TEST_CASE("when a limit call fails, its error is thrown and the caller's stack is as it was") {
+  TEST_CASE("R2 R5: when the push or a limit call fails, its error is thrown and the caller's stack is as it was") {
     Caller c;
     struct Failure {
       const char* function;
@@ -523,6 +610,7 @@ EXERCISE("printf-room", "Room for a context's printf before its first kernel",
       const char* what;
     };
     const Failure failures[] = {
+        {"cuCtxPushCurrent", 1, CUDA_ERROR_INVALID_CONTEXT, "the push of context fails"},
         {"cuCtxGetLimit", 1, CUDA_ERROR_UNSUPPORTED_LIMIT, "the first cuCtxGetLimit fails"},
         {"cuCtxSetLimit", 1, CUDA_ERROR_OUT_OF_MEMORY, "cuCtxSetLimit fails"},
         {"cuCtxGetLimit", 2, CUDA_ERROR_UNSUPPORTED_LIMIT, "the cuCtxGetLimit after cuCtxSetLimit fails"},
@@ -540,7 +628,7 @@ EXERCISE("printf-room", "Room for a context's printf before its first kernel",
       }
       const std::vector<CUcontext> stackAfter = wbx::contextStack();
       INFO("ensurePrintfRoom " << describe(o));
-      REQUIRE_MESSAGE(fired, "ensurePrintfRoom did not make the call the check failed (read, set, read back)");
+      REQUIRE_MESSAGE(fired, "ensurePrintfRoom did not make the call the check failed (push, read, set, read back)");
       CHECK_MESSAGE((o.driverError && o.code == f.error), "the failure was not thrown as a wb::DriverError with its code");
       CHECK_MESSAGE(stackAfter == stack, "after the failure the caller's context stack is not as it was");
     }
@@ -548,7 +636,7 @@ EXERCISE("printf-room", "Room for a context's printf before its first kernel",
 
   // The file's last case: the reference says the limit must be set "before launching any kernel that
   // uses the printf() device system call" without naming a context, so no case runs after this one.
-  TEST_CASE("once a printf kernel has run in the context, a request it holds is still answered, and a larger one throws the driver's refusal") {
+  TEST_CASE("R2 R3 R5: once a printf kernel has run in the context, a request it holds is still answered, and a larger one throws the driver's refusal") {
     Caller c;
     const PrintfKernel kernel;
     kernel.printOneLine(c.fresh.get());

@@ -1,13 +1,16 @@
 // The checks of lesson 25's exercises (lessons/25-core-dumps/exercises.cpp). The core-dump settings
 // are the process's: each check puts back every global setting it changes (and the settings of the
 // caller's context, where a wrong answer could change them), and destroys the contexts it creates.
-// No check faults a kernel: what a fault then writes is the lesson's (its children).
+// No check faults a kernel: what a fault then writes is the lesson's (its children). The reads of a
+// setting are noted while a case records them, to see whether a size was asked with value NULL
+// first, as cuda.h says. Each case's name begins with the requirements it verifies.
 #include "check.hpp"
 #include "scratch.hpp"
 #include "25-core-dumps/exercises.hpp"
 
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <exception>
 #include <filesystem>
 #include <ostream>
@@ -22,9 +25,80 @@
 WBX_INTERPOSE(cuCoredumpSetAttributeGlobal, (CUcoredumpSettings attrib, void* value, size_t* size),
               (attrib, value, size))
 WBX_INTERPOSE(cuCoredumpSetAttribute, (CUcoredumpSettings attrib, void* value, size_t* size), (attrib, value, size))
-WBX_INTERPOSE(cuCoredumpGetAttributeGlobal, (CUcoredumpSettings attrib, void* value, size_t* size),
-              (attrib, value, size))
-WBX_INTERPOSE(cuCoredumpGetAttribute, (CUcoredumpSettings attrib, void* value, size_t* size), (attrib, value, size))
+
+namespace {
+// One read of a setting: global or the current context's, which attribute, whether value was NULL
+// (the size asked), the size handed in and the size the driver put back.
+struct Read {
+  bool global = false;
+  CUcoredumpSettings which{};
+  bool sizeAsked = false;
+  size_t sizeIn = 0, sizeOut = 0;
+  CUresult rc = CUDA_SUCCESS;
+};
+std::atomic<bool> recording{false};  // set only around a call of the code under check, in this thread
+std::vector<Read> reads;
+
+using GetFn = CUresult(CUDAAPI*)(CUcoredumpSettings, void*, size_t*);
+CUresult noted(bool global, GetFn real, CUcoredumpSettings attrib, void* value, size_t* size) {
+  Read r;
+  r.global = global;
+  r.which = attrib;
+  r.sizeAsked = value == nullptr;
+  r.sizeIn = size ? *size : 0;
+  r.rc = real ? real(attrib, value, size) : CUDA_ERROR_NOT_FOUND;
+  r.sizeOut = size ? *size : 0;
+  if (recording) reads.push_back(r);
+  return r.rc;
+}
+
+// The reads made while it lives.
+struct Recording {
+  Recording() {
+    reads.clear();
+    recording = true;
+  }
+  ~Recording() { recording = false; }
+  Recording(const Recording&) = delete;
+  Recording& operator=(const Recording&) = delete;
+};
+
+// Whether the size of `which` was asked (value NULL, answered) in the scope given.
+bool sizeAsked(bool global, CUcoredumpSettings which) {
+  for (const Read& r : reads)
+    if (r.global == global && r.which == which && r.sizeAsked && r.rc == CUDA_SUCCESS) return true;
+  return false;
+}
+
+// Whether `which` was read into exactly the bytes the driver said it expects: a read with a value
+// whose size is what the size asked before it put back.
+bool readInExpectedSize(bool global, CUcoredumpSettings which) {
+  size_t expected = 0;
+  bool asked = false;
+  for (const Read& r : reads) {
+    if (r.global != global || r.which != which || r.rc != CUDA_SUCCESS) continue;
+    if (r.sizeAsked) {
+      asked = true;
+      expected = r.sizeOut;
+    } else if (asked && r.sizeIn == expected) {
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+extern "C" CUresult CUDAAPI cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void* value, size_t* size) {
+  static const auto real = reinterpret_cast<GetFn>(wbx::detail::real("cuCoredumpGetAttributeGlobal"));
+  if (const CUresult injected = wbx::detail::enter("cuCoredumpGetAttributeGlobal")) return injected;
+  return noted(true, real, attrib, value, size);
+}
+
+extern "C" CUresult CUDAAPI cuCoredumpGetAttribute(CUcoredumpSettings attrib, void* value, size_t* size) {
+  static const auto real = reinterpret_cast<GetFn>(wbx::detail::real("cuCoredumpGetAttribute"));
+  if (const CUresult injected = wbx::detail::enter("cuCoredumpGetAttribute")) return injected;
+  return noted(false, real, attrib, value, size);
+}
 #endif
 
 namespace {
@@ -182,7 +256,7 @@ EXERCISE("crash-capture", "A process set up to leave a lightweight GPU core dump
          "Three cuCoredumpSetAttributeGlobal calls, each through CU_CHECK: CU_COREDUMP_GENERATION_FLAGS set to "
          "CU_COREDUMP_LIGHTWEIGHT_FLAGS (| CU_COREDUMP_SKIP_ABORT when keepRunning), CU_COREDUMP_FILE with its NUL, "
          "CU_COREDUMP_ENABLE_ON_EXCEPTION on; sizes asked with value NULL.") {
-  TEST_CASE("captureGpuCrashes turns dumps on globally, names the file and sets exactly the lightweight flags, SKIP_ABORT only when asked") {
+  TEST_CASE("R1 R2 R3 R4 R5: captureGpuCrashes turns dumps on globally, names the file and sets exactly the lightweight flags, SKIP_ABORT only when asked, each number's size asked first") {
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;
@@ -193,12 +267,20 @@ EXERCISE("crash-capture", "A process set up to leave a lightweight GPU core dump
     const std::string paths[] = {"/tmp/exercise25-a.nvcudmp", "/tmp/exercise25-b.nvcudmp", "/tmp/exercise25-c.nvcudmp"};
     const bool keepRunning[] = {false, true, false};
     for (int i = 0; i < 3; ++i) {
-      ex25::captureGpuCrashes(paths[i], keepRunning[i]);
+      bool enableSized = false, flagsSized = false;
+      {
+        Recording record;
+        ex25::captureGpuCrashes(paths[i], keepRunning[i]);
+        enableSized = sizeAsked(true, CU_COREDUMP_ENABLE_ON_EXCEPTION);
+        flagsSized = sizeAsked(true, CU_COREDUMP_GENERATION_FLAGS);
+      }
       const long long expected = CU_COREDUMP_LIGHTWEIGHT_FLAGS | (keepRunning[i] ? CU_COREDUMP_SKIP_ABORT : 0);
       INFO("call " << i + 1 << ": path " << paths[i] << ", keepRunning " << keepRunning[i]);
       CHECK(coredumpNumber(true, CU_COREDUMP_ENABLE_ON_EXCEPTION) != 0);
       CHECK(coredumpFile(true) == paths[i]);
       CHECK(coredumpNumber(true, CU_COREDUMP_GENERATION_FLAGS) == expected);
+      CHECK_MESSAGE(enableSized, "CU_COREDUMP_ENABLE_ON_EXCEPTION's size was not asked (value NULL) before it was set");
+      CHECK_MESSAGE(flagsSized, "CU_COREDUMP_GENERATION_FLAGS's size was not asked (value NULL) before it was set");
     }
     CHECK(wbx::calls("cuCoredumpSetAttribute") == perContextBefore);
     CHECK(coredumpNumber(false, CU_COREDUMP_ENABLE_ON_EXCEPTION) == ownEnable);
@@ -208,15 +290,23 @@ EXERCISE("crash-capture", "A process set up to leave a lightweight GPU core dump
 #endif
   }
 
-  TEST_CASE("when any of its cuCoredumpSetAttributeGlobal calls fails, captureGpuCrashes throws") {
+  TEST_CASE("R6: when any of its calls fails (a setting, or a size asked), captureGpuCrashes throws") {
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;
     SettingsKept kept;
-    for (unsigned nth = 1; nth <= 3; ++nth) {
+    struct Failing {
+      const char* call;
+      unsigned nth;
+    };
+    // Three settings, and the sizes of the two numbers asked before them.
+    const Failing plan[] = {{"cuCoredumpSetAttributeGlobal", 1}, {"cuCoredumpSetAttributeGlobal", 2},
+                            {"cuCoredumpSetAttributeGlobal", 3}, {"cuCoredumpGetAttributeGlobal", 1},
+                            {"cuCoredumpGetAttributeGlobal", 2}};
+    for (const Failing& f : plan) {
       bool threw = false, fired = false;
       {
-        wbx::FailCall fail("cuCoredumpSetAttributeGlobal", CUDA_ERROR_INVALID_VALUE, nth);
+        wbx::FailCall fail(f.call, CUDA_ERROR_INVALID_VALUE, f.nth);
         try {
           ex25::captureGpuCrashes("/tmp/exercise25-failing.nvcudmp", true);
         } catch (const wb::NotDone&) {
@@ -226,7 +316,7 @@ EXERCISE("crash-capture", "A process set up to leave a lightweight GPU core dump
         }
         fired = fail.fired();
       }
-      INFO("the failing call: cuCoredumpSetAttributeGlobal number " << nth);
+      INFO("the failing call: " << f.call << " number " << f.nth);
       CHECK(fired);
       CHECK(threw);
     }
@@ -242,7 +332,7 @@ EXERCISE("context-dump", "A dump file of its own for one job's context",
          "CU_CHECK: CU_COREDUMP_ENABLE_ON_EXCEPTION on, CU_COREDUMP_FILE with its NUL, CU_COREDUMP_GENERATION_FLAGS "
          "CU_COREDUMP_LIGHTWEIGHT_FLAGS | CU_COREDUMP_SKIP_ABORT; each number's size asked first with "
          "cuCoredumpGetAttribute(which, NULL, &size) in that context. Never the global call.") {
-  TEST_CASE("dumpContextTo gives each context its own file and lightweight, non-aborting dumps, and changes nothing else") {
+  TEST_CASE("R2 R3 R4 R5 R6: dumpContextTo gives each context its own file and lightweight, non-aborting dumps, each number's size asked first, and changes nothing else") {
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;  // the caller's own context, current
@@ -253,10 +343,18 @@ EXERCISE("context-dump", "A dump file of its own for one job's context",
     const Settings callers = settingsOf(ctx.primary.get()), global = globalSettings();
     const std::vector<CUcontext> stack = wbx::contextStack();
     const long globalCalls = wbx::calls("cuCoredumpSetAttributeGlobal");
-    ex25::dumpContextTo(a.get(), pathA);
+    bool enableSized = false, flagsSized = false;
+    {
+      Recording record;
+      ex25::dumpContextTo(a.get(), pathA);
+      enableSized = sizeAsked(false, CU_COREDUMP_ENABLE_ON_EXCEPTION);
+      flagsSized = sizeAsked(false, CU_COREDUMP_GENERATION_FLAGS);
+    }
     const std::vector<CUcontext> afterA = wbx::contextStack();
     ex25::dumpContextTo(b.get(), pathB);
     const std::vector<CUcontext> afterB = wbx::contextStack();
+    CHECK_MESSAGE(enableSized, "CU_COREDUMP_ENABLE_ON_EXCEPTION's size was not asked (value NULL) before it was set");
+    CHECK_MESSAGE(flagsSized, "CU_COREDUMP_GENERATION_FLAGS's size was not asked (value NULL) before it was set");
     CHECK_MESSAGE(afterA == stack, "after dumpContextTo(A, ...) the caller's context stack is not as it was");
     CHECK_MESSAGE(afterB == stack, "after dumpContextTo(B, ...) the caller's context stack is not as it was");
     const long long expected = CU_COREDUMP_LIGHTWEIGHT_FLAGS | CU_COREDUMP_SKIP_ABORT;
@@ -284,7 +382,7 @@ EXERCISE("context-dump", "A dump file of its own for one job's context",
 #endif
   }
 
-  TEST_CASE("when a call of dumpContextTo fails, it throws the driver's error and leaves the caller's stack as it found it") {
+  TEST_CASE("R2 R7: when a call of dumpContextTo fails (a setting, a size asked, the push), it throws the driver's error and leaves the caller's stack as it found it") {
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;
@@ -292,11 +390,18 @@ EXERCISE("context-dump", "A dump file of its own for one job's context",
     SettingsKept kept;
     Job a;
     const std::vector<CUcontext> stack = wbx::contextStack();
-    for (unsigned nth = 1; nth <= 3; ++nth) {
+    struct Failing {
+      const char* call;
+      unsigned nth;
+    };
+    // Three settings, and the sizes of the two numbers asked before them.
+    const Failing plan[] = {{"cuCoredumpSetAttribute", 1}, {"cuCoredumpSetAttribute", 2}, {"cuCoredumpSetAttribute", 3},
+                            {"cuCoredumpGetAttribute", 1}, {"cuCoredumpGetAttribute", 2}};
+    for (const Failing& f : plan) {
       bool threw = false, fired = false;
       std::vector<CUcontext> stackAfter;
       {
-        wbx::FailCall fail("cuCoredumpSetAttribute", CUDA_ERROR_NOT_PERMITTED, nth);
+        wbx::FailCall fail(f.call, CUDA_ERROR_NOT_PERMITTED, f.nth);
         try {
           ex25::dumpContextTo(a.get(), "/tmp/exercise25-failing.nvcudmp");
         } catch (const wb::DriverError& e) {
@@ -305,8 +410,8 @@ EXERCISE("context-dump", "A dump file of its own for one job's context",
         fired = fail.fired();
         stackAfter = wbx::contextStack();
       }
-      INFO("the failing call: cuCoredumpSetAttribute number " << nth);
-      CHECK_MESSAGE(fired, "dumpContextTo made fewer than three cuCoredumpSetAttribute calls");
+      INFO("the failing call: " << f.call << " number " << f.nth);
+      CHECK_MESSAGE(fired, "dumpContextTo made fewer than three settings, or asked fewer than two sizes");
       CHECK_MESSAGE(threw, "the failed call was not thrown as a wb::DriverError with its code");
       CHECK_MESSAGE(stackAfter == stack, "after the failure the caller's context stack is not as it was");
     }
@@ -333,7 +438,7 @@ EXERCISE("context-dump", "A dump file of its own for one job's context",
 #endif
   }
 
-  TEST_CASE("an empty path: dumpContextTo throws std::invalid_argument before any call") {
+  TEST_CASE("R1: an empty path: dumpContextTo throws std::invalid_argument before any call") {
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;
@@ -370,7 +475,7 @@ EXERCISE("dump-settings", "Where a context's dump would go, read back",
          "For nullptr the same with cuCoredumpGetAttributeGlobal and no push. A number: its size bytes copied into "
          "the low bytes of a zeroed unsigned long long (the machines are little-endian); the file: the string up "
          "to its NUL.") {
-  TEST_CASE("readDumpSettings reads a context's own settings, or the global ones, as the driver holds them") {
+  TEST_CASE("R1 R2 R3 R4 R5: readDumpSettings reads a context's own settings, or the global ones, as the driver holds them, each into the size it asked") {
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;  // the caller's own context, current
@@ -401,21 +506,37 @@ EXERCISE("dump-settings", "Where a context's dump would go, read back",
     REQUIRE_MESSAGE(global.file == globalPath, "the driver did not keep the global file the check set");
     const std::vector<CUcontext> stack = wbx::contextStack();
 
-    const Settings readJob = asSettings(ex25::readDumpSettings(c.get()));
+    Settings readJob;
+    bool jobSized = true;
+    {
+      Recording record;
+      readJob = asSettings(ex25::readDumpSettings(c.get()));
+      for (CUcoredumpSettings which : {CU_COREDUMP_ENABLE_ON_EXCEPTION, CU_COREDUMP_FILE, CU_COREDUMP_GENERATION_FLAGS})
+        jobSized = jobSized && readInExpectedSize(false, which);
+    }
     const std::vector<CUcontext> afterJob = wbx::contextStack();
     INFO("readDumpSettings(C): " << readJob);
     CHECK_MESSAGE(readJob.enable != 0, "C's dumps on exception read as off");
     CHECK_MESSAGE(readJob.file == longPath, "C's file read back is not its path (over 600 characters)");
     CHECK_MESSAGE(readJob.flags == jobFlags, "C's generation flags read back differ");
     CHECK_MESSAGE(afterJob == stack, "after readDumpSettings(C) the caller's context stack is not as it was");
+    CHECK_MESSAGE(jobSized, "an attribute of C was not read into the size asked for it first (value NULL)");
 
     const Settings readCallers = asSettings(ex25::readDumpSettings(ctx.primary.get()));
     INFO("the caller's context: " << callers << "; readDumpSettings of it: " << readCallers);
     CHECK_MESSAGE(readCallers == callers, "readDumpSettings of the caller's context differs from its settings");
     CHECK_MESSAGE(wbx::contextStack() == stack, "after readDumpSettings(caller's) the stack is not as it was");
 
-    const Settings readGlobal = asSettings(ex25::readDumpSettings(nullptr));
+    Settings readGlobal;
+    bool globalSized = true;
+    {
+      Recording record;
+      readGlobal = asSettings(ex25::readDumpSettings(nullptr));
+      for (CUcoredumpSettings which : {CU_COREDUMP_ENABLE_ON_EXCEPTION, CU_COREDUMP_FILE, CU_COREDUMP_GENERATION_FLAGS})
+        globalSized = globalSized && readInExpectedSize(true, which);
+    }
     INFO("the global settings: " << global << "; readDumpSettings(nullptr): " << readGlobal);
+    CHECK_MESSAGE(globalSized, "a global attribute was not read into the size asked for it first (value NULL)");
     CHECK_MESSAGE(readGlobal == global, "readDumpSettings(nullptr) differs from the global settings");
     CHECK_MESSAGE(wbx::contextStack() == stack, "after readDumpSettings(nullptr) the stack is not as it was");
 
@@ -442,7 +563,7 @@ EXERCISE("dump-settings", "Where a context's dump would go, read back",
 #endif
   }
 
-  TEST_CASE("when a call of readDumpSettings fails, it throws the driver's error and leaves the caller's stack as it found it") {
+  TEST_CASE("R1 R6: when a call of readDumpSettings fails, it throws the driver's error and leaves the caller's stack as it found it") {
 #if CUDA_VERSION >= 12050
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;
@@ -470,22 +591,28 @@ EXERCISE("dump-settings", "Where a context's dump would go, read back",
     }
     CHECK_MESSAGE(failed >= 3, "readDumpSettings(C) made fewer than three cuCoredumpGetAttribute calls");
 
-    bool threw = false, fired = false;
-    {
-      wbx::FailCall fail("cuCoredumpGetAttributeGlobal", CUDA_ERROR_INVALID_VALUE);
-      try {
-        ex25::readDumpSettings(nullptr);
-      } catch (const wb::DriverError& e) {
-        threw = e.code() == CUDA_ERROR_INVALID_VALUE;
+    unsigned failedGlobal = 0;
+    for (unsigned nth = 1; nth <= 16; ++nth) {
+      bool threw = false, fired = false;
+      {
+        wbx::FailCall fail("cuCoredumpGetAttributeGlobal", CUDA_ERROR_INVALID_VALUE, nth);
+        try {
+          ex25::readDumpSettings(nullptr);
+        } catch (const wb::DriverError& e) {
+          threw = e.code() == CUDA_ERROR_INVALID_VALUE;
+        }
+        fired = fail.fired();
       }
-      fired = fail.fired();
+      if (!fired) break;
+      ++failedGlobal;
+      INFO("the failing call: cuCoredumpGetAttributeGlobal number " << nth << " of readDumpSettings(nullptr)");
+      CHECK_MESSAGE(threw, "the failed call was not thrown as a wb::DriverError with its code");
+      CHECK_MESSAGE(wbx::contextStack() == stack, "after the failure the caller's context stack is not as it was");
     }
-    INFO("the failing call: the first cuCoredumpGetAttributeGlobal of readDumpSettings(nullptr)");
-    CHECK_MESSAGE(fired, "readDumpSettings(nullptr) did not call cuCoredumpGetAttributeGlobal");
-    CHECK_MESSAGE(threw, "the failed call was not thrown as a wb::DriverError with its code");
-    CHECK_MESSAGE(wbx::contextStack() == stack, "after the failure the caller's context stack is not as it was");
+    CHECK_MESSAGE(failedGlobal >= 3,
+                  "readDumpSettings(nullptr) made fewer than three cuCoredumpGetAttributeGlobal calls");
 
-    threw = fired = false;
+    bool threw = false, fired = false;
     {
       wbx::FailCall fail("cuCtxPushCurrent", CUDA_ERROR_INVALID_CONTEXT);
       try {

@@ -5,7 +5,10 @@
 // it sees every call in order, the process it names and its arguments, and the ledger's FailCall makes
 // one of them fail without reaching the driver. Whatever a check leaves a child in, it brings it back
 // to RUNNING before the next case. CUDA 12.8 introduced the calls (13.0 the gpuPairs of exercise 2):
-// with an older cuda.h, or an older driver, the checks report themselves skipped.
+// with an older cuda.h, or an older driver, the checks report themselves skipped. Two things no
+// driver does on demand are made here: a state query that reports FAILED (failedPid), and a lock by
+// someone else just before the code's own lock fails (lockBehindPid). Each case's name begins with
+// the requirements it verifies.
 #include "check.hpp"
 #include "26-checkpoint/child.hpp"
 #include "26-checkpoint/exercises.hpp"
@@ -60,10 +63,21 @@ bool allZero(const void* p, size_t n) {
 
 namespace {
 
+int failedPid = 0;      // the state query reports this process FAILED (no process can be made so on demand)
+int lockBehindPid = 0;  // the next lock of this process is preceded by the check's own (then 0 again)
+
 void noteLock(int pid, const CUcheckpointLockArgs* a) {
   SeenCall c{"lock", pid, a != nullptr, a ? a->timeoutMs : 0u, true, {}};
   if (a) c.zeros = a->reserved0 == 0 && allZero(a->reserved1, sizeof a->reserved1);
   seen().push_back(c);
+  if (pid != 0 && pid == lockBehindPid) {  // someone else locks it first, straight at the driver
+    lockBehindPid = 0;
+    using Lock = CUresult(CUDAAPI*)(int, CUcheckpointLockArgs*);
+    static const auto realLock = reinterpret_cast<Lock>(wbx::detail::real("cuCheckpointProcessLock"));
+    CUcheckpointLockArgs args{};
+    args.timeoutMs = 20000;
+    if (realLock) realLock(pid, &args);
+  }
 }
 
 template <class Args>
@@ -89,7 +103,16 @@ void noteRestore(int pid, const CUcheckpointRestoreArgs* a) {
 
 }  // namespace
 
-L26_INTERPOSE(cuCheckpointProcessGetState, (int pid, CUprocessState* state), (pid, state), (void)0)
+extern "C" CUresult CUDAAPI cuCheckpointProcessGetState(int pid, CUprocessState* state) {
+  using Real = CUresult(CUDAAPI*)(int, CUprocessState*);
+  static const Real real = reinterpret_cast<Real>(::wbx::detail::real("cuCheckpointProcessGetState"));
+  if (const CUresult injected = ::wbx::detail::enter("cuCheckpointProcessGetState")) return injected;
+  if (pid != 0 && pid == failedPid && state) {
+    *state = CU_PROCESS_STATE_FAILED;
+    return CUDA_SUCCESS;
+  }
+  return real ? real(pid, state) : CUDA_ERROR_NOT_FOUND;
+}
 L26_INTERPOSE(cuCheckpointProcessLock, (int pid, CUcheckpointLockArgs* a), (pid, a), noteLock(pid, a))
 L26_INTERPOSE(cuCheckpointProcessCheckpoint, (int pid, CUcheckpointCheckpointArgs* a), (pid, a),
               noteCall("checkpoint", pid, a))
@@ -178,7 +201,7 @@ EXERCISE("suspend-resume", "Take a job's GPU away and give it back, never half-w
   }
 
 #if CUDA_VERSION >= 12080
-  TEST_CASE("suspended with its timeout and brought back: CHECKPOINTED, then RUNNING with its memory intact") {
+  TEST_CASE("R2 R6: suspended with its timeout and brought back: CHECKPOINTED, then RUNNING with its memory intact") {
     needCheckpointCalls();
     l26::Child& child = holder(0);
     seen().clear();
@@ -199,7 +222,7 @@ EXERCISE("suspend-resume", "Take a job's GPU away and give it back, never half-w
     CHECK(child.wordsWrong() == 0);
   }
 
-  TEST_CASE("a CHECKPOINTED process is suspended already, a RUNNING one running already: nothing but the state asked") {
+  TEST_CASE("R1 R6: a CHECKPOINTED process is suspended already, a RUNNING one running already: nothing but the state asked") {
     needCheckpointCalls();
     l26::Child& child = holder(0);
     suspendHere(child.pid);
@@ -214,7 +237,7 @@ EXERCISE("suspend-resume", "Take a job's GPU away and give it back, never half-w
     CHECK(l26::stateOf(child.pid) == CU_PROCESS_STATE_RUNNING);
   }
 
-  TEST_CASE("a lock that gives up: false, nothing else called, the process still RUNNING") {
+  TEST_CASE("R3: a lock that gives up: false, nothing else called, the process still RUNNING") {
     needCheckpointCalls();
     l26::Child& child = holder(0);
     seen().clear();
@@ -228,7 +251,7 @@ EXERCISE("suspend-resume", "Take a job's GPU away and give it back, never half-w
     CHECK(l26::stateOf(child.pid) == CU_PROCESS_STATE_RUNNING);
   }
 
-  TEST_CASE("a checkpoint that fails: thrown, and the process unlocked, RUNNING as it was found") {
+  TEST_CASE("R4: a checkpoint that fails: thrown, and the process unlocked, RUNNING as it was found") {
     needCheckpointCalls();
     l26::Child& child = holder(0);
     bool failed = false;
@@ -241,7 +264,7 @@ EXERCISE("suspend-resume", "Take a job's GPU away and give it back, never half-w
     CHECK(child.wordsWrong() == 0);
   }
 
-  TEST_CASE("a restore that fails: resumeGpu throws") {
+  TEST_CASE("R7: a restore that fails: resumeGpu throws") {
     needCheckpointCalls();
     l26::Child& child = holder(0);
     suspendHere(child.pid);
@@ -249,7 +272,7 @@ EXERCISE("suspend-resume", "Take a job's GPU away and give it back, never half-w
     CHECK(threw([&] { ex26::resumeGpu(child.pid); }));
   }
 
-  TEST_CASE("a process someone else locked: suspendGpu throws and leaves it LOCKED; resumeGpu unlocks it, no restore") {
+  TEST_CASE("R5 R6: a process someone else locked: suspendGpu throws and leaves it LOCKED; resumeGpu unlocks it, no restore") {
     needCheckpointCalls();
     l26::Child& child = holder(0);
     REQUIRE(l26::lockWithin(child.pid, 20000) == CUDA_SUCCESS);
@@ -262,8 +285,47 @@ EXERCISE("suspend-resume", "Take a job's GPU away and give it back, never half-w
     CHECK_MESSAGE(callsSeen() == "unlock " + std::to_string(child.pid), callsSeen());
     CHECK(l26::stateOf(child.pid) == CU_PROCESS_STATE_RUNNING);
   }
+
+  TEST_CASE("R3: a lock that fails with the process no longer RUNNING (someone else locked it meanwhile): thrown, not false") {
+    needCheckpointCalls();
+    l26::Child& child = holder(0);
+    seen().clear();
+    bool failed = false;
+    {
+      lockBehindPid = child.pid;  // the check locks it just before the code's lock, which then fails
+      wbx::FailCall fail("cuCheckpointProcessLock", CUDA_ERROR_NOT_READY);
+      failed = threw([&] { ex26::suspendGpu(child.pid, kTimeout); });
+      lockBehindPid = 0;
+    }
+    const CUprocessState state = l26::stateOf(child.pid);
+    l26::backToRunning(child.pid);
+    CHECK_MESSAGE(failed,
+                  "the lock failed and the process is LOCKED, not RUNNING: that is no 'did not let go in time'");
+    CHECK_MESSAGE(callsSeen() == "lock " + std::to_string(child.pid), callsSeen());
+    CHECK(state == CU_PROCESS_STATE_LOCKED);
+  }
+
+  TEST_CASE("R5 R6: a FAILED process: suspendGpu and resumeGpu throw std::runtime_error, and call nothing but the state") {
+    needCheckpointCalls();
+    l26::Child& child = holder(0);
+    seen().clear();
+    bool suspendThrew = false, resumeThrew = false;
+    {
+      failedPid = child.pid;  // its state query answers FAILED
+      suspendThrew = threw<std::runtime_error>([&] { ex26::suspendGpu(child.pid, kTimeout); });
+      const std::string afterSuspend = callsSeen();
+      CHECK_MESSAGE(afterSuspend.empty(), "suspendGpu of a FAILED process: " << afterSuspend);
+      seen().clear();
+      resumeThrew = threw<std::runtime_error>([&] { ex26::resumeGpu(child.pid); });
+      failedPid = 0;
+    }
+    CHECK(suspendThrew);
+    CHECK(resumeThrew);
+    CHECK_MESSAGE(seen().empty(), "resumeGpu of a FAILED process: " << callsSeen());
+    CHECK(l26::stateOf(child.pid) == CU_PROCESS_STATE_RUNNING);
+  }
 #else
-  TEST_CASE("the checkpoint calls") {
+  TEST_CASE("R1 R2 R3 R4 R5 R6 R7: the checkpoint calls") {
     try {  // a starting body says "not done" first; whatever else it does, it cannot be checked here
       ex26::resumeGpu(0);
     } catch (const wb::NotDone&) {
@@ -286,7 +348,7 @@ EXERCISE("gpu-map", "Bring a suspended job back on other GPUs",
   }
 
 #if CUDA_VERSION >= 13000
-  TEST_CASE("onto the same devices: one pair per device, each UUID to itself, the rest zero; RUNNING, memory intact") {
+  TEST_CASE("R2 R3: onto the same devices: one pair per device, each UUID to itself, the rest zero; RUNNING, memory intact") {
     needCheckpointCalls();
     l26::Child& child = spread();
     const int devices = wbt::initDriver();
@@ -310,7 +372,7 @@ EXERCISE("gpu-map", "Bring a suspended job back on other GPUs",
     CHECK(child.wordsWrong() == 0);
   }
 
-  TEST_CASE("a target that is no permutation of the devices: std::invalid_argument, no restore, still CHECKPOINTED") {
+  TEST_CASE("R1: a target that is no permutation of the devices: std::invalid_argument, no restore, still CHECKPOINTED") {
     needCheckpointCalls();
     l26::Child& child = spread();
     const int devices = wbt::initDriver();
@@ -330,7 +392,7 @@ EXERCISE("gpu-map", "Bring a suspended job back on other GPUs",
     }
   }
 
-  TEST_CASE("a restore that fails: thrown, no unlock, still CHECKPOINTED") {
+  TEST_CASE("R4: a restore that fails: thrown, no unlock, still CHECKPOINTED") {
     needCheckpointCalls();
     l26::Child& child = spread();
     const int devices = wbt::initDriver();
@@ -346,7 +408,26 @@ EXERCISE("gpu-map", "Bring a suspended job back on other GPUs",
     CHECK(l26::stateOf(child.pid) == CU_PROCESS_STATE_CHECKPOINTED);
   }
 
-  TEST_CASE("two GPUs traded: the pairs swap their UUIDs, and the child's memory on both comes back intact") {
+  TEST_CASE("R5: an unlock that fails after the restore: thrown") {
+    needCheckpointCalls();
+    l26::Child& child = spread();
+    const int devices = wbt::initDriver();
+    suspendHere(child.pid);
+    std::vector<int> same(devices);
+    for (int i = 0; i < devices; ++i) same[i] = i;
+    seen().clear();
+    bool failed = false, fired = false;
+    {
+      wbx::FailCall fail("cuCheckpointProcessUnlock", CUDA_ERROR_INVALID_VALUE);
+      failed = threw([&] { ex26::restoreOnto(child.pid, same); });
+      fired = fail.fired();
+    }
+    l26::backToRunning(child.pid);  // restored and still LOCKED: the next case wants it running
+    REQUIRE_MESSAGE(fired, "restoreOnto made no unlock: " << callsSeen());
+    CHECK_MESSAGE(failed, "the unlock failed and restoreOnto returned as if the job ran");
+  }
+
+  TEST_CASE("R2 R3: two GPUs traded: the pairs swap their UUIDs, and the child's memory on both comes back intact") {
     needCheckpointCalls();
     wbx::needDevices(2);
     l26::Child& child = spread();
@@ -370,7 +451,7 @@ EXERCISE("gpu-map", "Bring a suspended job back on other GPUs",
     CHECK(check.v[2] == 0);
   }
 #else
-  TEST_CASE("gpuPairs") {
+  TEST_CASE("R1 R2 R3 R4 R5: gpuPairs") {
     try {  // a starting body says "not done" first; whatever else it does, it cannot be checked here
       ex26::restoreOnto(0, {});
     } catch (const wb::NotDone&) {
@@ -389,7 +470,7 @@ EXERCISE("suspend-group", "Suspend every process of a job, or none",
          "failed lock unlock those locked, last first, and return false; then checkpoint each; on a failed "
          "checkpoint restore those checkpointed, last first, unlock all, throw") {
 #if CUDA_VERSION >= 12080
-  TEST_CASE("two processes: every lock, each with its timeout, before any checkpoint; both CHECKPOINTED") {
+  TEST_CASE("R2 R4: two processes: every lock, each with its timeout, before any checkpoint; both CHECKPOINTED") {
     needCheckpointCalls();
     l26::Child &a = holder(0), &b = holder(1);
     seen().clear();
@@ -407,7 +488,7 @@ EXERCISE("suspend-group", "Suspend every process of a job, or none",
     CHECK(b.wordsWrong() == 0);
   }
 
-  TEST_CASE("the second lock fails: false, the first unlocked, nothing checkpointed, both RUNNING") {
+  TEST_CASE("R3: the second lock fails: false, the first unlocked, nothing checkpointed, both RUNNING") {
     needCheckpointCalls();
     l26::Child &a = holder(0), &b = holder(1);
     seen().clear();
@@ -423,7 +504,7 @@ EXERCISE("suspend-group", "Suspend every process of a job, or none",
     CHECK(l26::stateOf(b.pid) == CU_PROCESS_STATE_RUNNING);
   }
 
-  TEST_CASE("the second checkpoint fails: thrown, the first restored before any unlock, both RUNNING, memory intact") {
+  TEST_CASE("R5: the second checkpoint fails: thrown, the first restored before any unlock, both RUNNING, memory intact") {
     needCheckpointCalls();
     l26::Child &a = holder(0), &b = holder(1);
     seen().clear();
@@ -442,7 +523,7 @@ EXERCISE("suspend-group", "Suspend every process of a job, or none",
     CHECK(b.wordsWrong() == 0);
   }
 
-  TEST_CASE("a pid given twice, or a process not RUNNING: std::invalid_argument before any lock; no list: true, no call") {
+  TEST_CASE("R1 R6: a pid given twice, or a process not RUNNING: std::invalid_argument before any lock; no list: true, no call") {
     needCheckpointCalls();
     l26::Child &a = holder(0), &b = holder(1);
     seen().clear();
@@ -461,7 +542,7 @@ EXERCISE("suspend-group", "Suspend every process of a job, or none",
     CHECK_MESSAGE(seen().empty(), callsSeen());
   }
 #else
-  TEST_CASE("the checkpoint calls") {
+  TEST_CASE("R1 R2 R3 R4 R5 R6: the checkpoint calls") {
     try {  // a starting body says "not done" first; whatever else it does, it cannot be checked here
       ex26::suspendAll({}, 0);
     } catch (const wb::NotDone&) {

@@ -1,4 +1,4 @@
-// Wrong: dumps the whole log (a NULL iterator) instead of what was logged from the call on
+// Wrong (R3): dumps the whole log (a NULL iterator) instead of what was logged from the call on
 //
 // The reference says a NULL iterator "dumps all logs", which reads like what is wanted; but the log
 // keeps the process's last 100 entries, so the answer starts with older failures' messages. The

@@ -1,4 +1,4 @@
-// Wrong: takes the iterator after the call, so the call's own messages are behind it
+// Wrong (R3): takes the iterator after the call, so the call's own messages are behind it
 //
 // cuLogsCurrent "points to the end of log buffer, where the next message would be written": taken
 // after the failure, the dump from it is empty. The answer is "" for a failed call:

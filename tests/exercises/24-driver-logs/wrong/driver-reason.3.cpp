@@ -1,4 +1,4 @@
-// Wrong: returns only the first message, as if the driver logged one line per failure
+// Wrong (R3): returns only the first message, as if the driver logged one line per failure
 //
 // The first line is the reason (for a refused allocation on driver 580, "Requested 0 byte
 // allocation") and looks like all there is; the "Returning ..." line and the messages of further

@@ -1,4 +1,4 @@
-// Wrong: passes size 0, as if size were only where the driver writes the bytes it dumped
+// Wrong (R5): passes size 0, as if size were only where the driver writes the bytes it dumped
 //
 // size goes in as the buffer's room: with 0 there is room for no message, and the reference says
 // the call then returns CUDA_ERROR_INVALID_VALUE. CU_CHECK throws, or (as here) the answer is empty:

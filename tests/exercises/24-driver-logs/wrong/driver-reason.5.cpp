@@ -1,4 +1,4 @@
-// Wrong: keeps each line as the dump has it, with its [time][thread][source][severity] fields
+// Wrong (R4): keeps each line as the dump has it, with its [time][thread][source][severity] fields
 //
 // The dump's lines are readable as they are, and a log would keep them whole; but the task asks
 // for the messages alone (a log line has its own time and thread). `got == joined(expected)` fails.

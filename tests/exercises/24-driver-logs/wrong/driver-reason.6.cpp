@@ -1,4 +1,4 @@
-// Wrong: calls the call a second time to get its result after reading the log
+// Wrong (R1): calls the call a second time to get its result after reading the log
 //
 // A learner who first checks for failure and then "calls it properly" runs it twice: a call with
 // side effects (an allocation, a launch) happens twice, and its messages appear twice. `ran == 1`

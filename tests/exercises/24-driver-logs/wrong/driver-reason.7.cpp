@@ -1,4 +1,4 @@
-// Wrong: collects the messages with a callback registered on every call and never unregistered
+// Wrong (R6): collects the messages with a callback registered on every call and never unregistered
 //
 // Step 1 of the lesson gets the messages through a callback, so a learner registers one around the
 // call; forgetting cuLogsUnregisterCallback leaves one more callback per call, each called for

@@ -1,4 +1,4 @@
-// Wrong: never unregisters the callback (the destructor does nothing)
+// Wrong (R6): never unregisters the callback (the destructor does nothing)
 //
 // The constructor is where the work seems to be; but the driver keeps calling a registered callback
 // with the userData it was given, here a collector that is gone. The check sees the handle still

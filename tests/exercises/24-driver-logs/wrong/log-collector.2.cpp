@@ -1,4 +1,4 @@
-// Wrong: keeps the handle in a local variable, so the destructor unregisters handle_, still NULL
+// Wrong (R6): keeps the handle in a local variable, so the destructor unregisters handle_, still NULL
 //
 // cuLogsRegisterCallback writes the handle where its last argument points; written to a local, it
 // is lost when the constructor returns, and cuLogsUnregisterCallback(NULL) unregisters nothing (the

@@ -1,4 +1,4 @@
-// Wrong: keeps the messages in one static vector, which every collector shares
+// Wrong (R1): keeps the messages in one static vector, which every collector shares
 //
 // A callback is a plain function, and a static vector is the first place it can reach without
 // userData; but then every collector holds every message any collector ever received. A collector

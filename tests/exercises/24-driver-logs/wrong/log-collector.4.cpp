@@ -1,4 +1,4 @@
-// Wrong: messages() hands the messages over and empties the collector
+// Wrong (R5): messages() hands the messages over and empties the collector
 //
 // Returning what arrived since the last call looks like what a log pump wants; but the task says
 // messages() keeps them, so asking twice gives the same. `collector.messages() == got` fails.

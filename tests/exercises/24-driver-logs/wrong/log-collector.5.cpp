@@ -1,4 +1,4 @@
-// Wrong: ignores a refused registration, so the collector is made and hears nothing
+// Wrong (R2): ignores a refused registration, so the collector is made and hears nothing
 //
 // Registration "cannot fail" in the learner's mind, so its result is not checked; a collector that
 // silently collects nothing hides exactly the errors it was made for. When the check makes

@@ -1,4 +1,4 @@
-// Wrong: pushes context for the first read only: the limit is set and read back in the caller's current context
+// Wrong (R2): pushes context for the first read only: the limit is set and read back in the caller's current context
 //
 // The read is where context seems to matter, and the guard's braces close right after it. cuCtxSetLimit
 // and cuCtxGetLimit answer for the current context: the caller's primary context gets the larger FIFO

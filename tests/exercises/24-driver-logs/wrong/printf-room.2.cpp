@@ -1,4 +1,4 @@
-// Wrong: makes context current with cuCtxSetCurrent, and leaves no context current afterwards
+// Wrong (R2): makes context current with cuCtxSetCurrent, and leaves no context current afterwards
 //
 // "Bind it, work, unbind." cuCtxSetCurrent replaces the top of the caller's stack instead of pushing
 // onto it, and cuCtxSetCurrent(nullptr) then pops it: the caller's primary context is gone from its

@@ -1,4 +1,4 @@
-// Wrong: pushes and pops context by hand with CU_CHECK between them, so a refused call leaves it pushed
+// Wrong (R2): pushes and pops context by hand with CU_CHECK between them, so a refused call leaves it pushed
 //
 // Right as long as nothing fails. When a limit call fails (the ledger fails cuCtxGetLimit, or the
 // driver refuses the size after a printf kernel), CU_CHECK throws between the push and the pop and

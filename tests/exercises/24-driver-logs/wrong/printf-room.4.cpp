@@ -1,4 +1,4 @@
-// Wrong: sets the limit to the request every time, also when the FIFO already holds more
+// Wrong (R3): sets the limit to the request every time, also when the FIFO already holds more
 //
 // "Set it, then read what the driver kept." A request below the FIFO's size shrinks it, and once a
 // printf kernel has run the driver refuses even a request the FIFO holds. The check asks for half

@@ -1,4 +1,4 @@
-// Wrong: refuses a product of 0, and multiplies without checking for overflow
+// Wrong (R1): refuses a product of 0, and multiplies without checking for overflow
 //
 // A 0 in either argument makes the product 0, so one test seems to cover them; but lines *
 // bytesPerLine wraps silently. SIZE_MAX / 2 + 1 lines of 2 bytes wrap to 0 and are refused, but

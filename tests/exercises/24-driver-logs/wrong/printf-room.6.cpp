@@ -1,4 +1,4 @@
-// Wrong: checks the product for overflow but lets a 0 through (a request of 0 bytes, which any FIFO holds)
+// Wrong (R1): checks the product for overflow but lets a 0 through (a request of 0 bytes, which any FIFO holds)
 //
 // The overflow test is guarded against dividing by 0, and a 0 then looks harmless: 0 bytes are
 // always there, so the answer is the FIFO's size. The task refuses it, as a caller's mistake:

@@ -1,4 +1,4 @@
-// Wrong: does not check the first cuCtxGetLimit: a failed read counts as a FIFO of 0 bytes
+// Wrong (R5): does not check the first cuCtxGetLimit: a failed read counts as a FIFO of 0 bytes
 //
 // "A read cannot fail." When it does (the ledger fails it), have stays 0, the limit is set anyway
 // and the read after it succeeds: ensurePrintfRoom returns a size instead of throwing the failure.

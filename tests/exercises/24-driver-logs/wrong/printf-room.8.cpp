@@ -1,4 +1,4 @@
-// Wrong: pushes context first and checks the arguments inside the pushed scope
+// Wrong (R1): pushes context first and checks the arguments inside the pushed scope
 //
 // The guard pops context when std::invalid_argument leaves the scope, so the stack is as it was;
 // but the task refuses bad arguments before any driver call, and the push and the pop are two.

@@ -1,4 +1,4 @@
-// Wrong: sets the attributes with cuCoredumpSetAttributeGlobal, as exercise 1 does
+// Wrong (R3 R5): sets the attributes with cuCoredumpSetAttributeGlobal, as exercise 1 does
 //
 // The global call needs no context, and it worked for exercise 1; but it changes the settings every
 // context created from now on takes, and not this context's own (it was created earlier). Context

@@ -1,4 +1,4 @@
-// Wrong: sets the attributes without making context current (no push)
+// Wrong (R3 R5): sets the attributes without making context current (no push)
 //
 // cuCoredumpSetAttribute reads like "set this attribute", and the context looks like the one in
 // use; but it acts on the current context, which is the caller's. A and B keep their settings, and

@@ -1,4 +1,4 @@
-// Wrong: makes context current with cuCtxSetCurrent, and leaves it current
+// Wrong (R2): makes context current with cuCtxSetCurrent, and leaves it current
 //
 // cuCtxSetCurrent is what lesson 04 uses for a primary context, and the settings land where they
 // should; but it replaces the caller's context at the top of the stack instead of pushing above it,

@@ -1,4 +1,4 @@
-// Wrong: pushes and pops by hand, with the checked calls in between
+// Wrong (R2): pushes and pops by hand, with the checked calls in between
 //
 // Push, three calls, pop reads as balanced, and it is when every call succeeds; but CU_CHECK throws
 // past the pop, so a refused setting leaves context pushed on the caller's thread. When the check

@@ -1,4 +1,4 @@
-// Wrong: sets the lightweight flags without CU_COREDUMP_SKIP_ABORT
+// Wrong (R4): sets the lightweight flags without CU_COREDUMP_SKIP_ABORT
 //
 // CU_COREDUMP_LIGHTWEIGHT_FLAGS sounds like the whole of "a lightweight dump"; but without
 // CU_COREDUMP_SKIP_ABORT a fault in the job ends in abort() (cuda.h), and the server never sees the

@@ -1,4 +1,4 @@
-// Wrong: sets CU_COREDUMP_SKIP_ABORT alone, which leaves full dumps
+// Wrong (R4): sets CU_COREDUMP_SKIP_ABORT alone, which leaves full dumps
 //
 // SKIP_ABORT is the flag the task is about, and setting flags "to SKIP_ABORT" looks enough; but the
 // generation flags are set whole, and without CU_COREDUMP_LIGHTWEIGHT_FLAGS a dump holds the job's

@@ -1,4 +1,4 @@
-// Wrong: leaves an empty path to the driver
+// Wrong (R1): leaves an empty path to the driver
 //
 // The driver checks its arguments, so a second check looks redundant; but an empty path names no
 // file, and whether the driver refuses it or keeps it is not the reference's to say: the job's

@@ -1,4 +1,4 @@
-// Wrong: sets the attributes for the current context (cuCoredumpSetAttribute), not globally
+// Wrong (R1 R5): sets the attributes for the current context (cuCoredumpSetAttribute), not globally
 //
 // cuCoredumpSetAttribute has the shorter name and applies at once; but only to the current context,
 // while the task asks for every context created from now on. The global settings read back

@@ -1,4 +1,4 @@
-// Wrong: always adds CU_COREDUMP_SKIP_ABORT, whatever keepRunning says
+// Wrong (R3): always adds CU_COREDUMP_SKIP_ABORT, whatever keepRunning says
 //
 // A process that goes on after a fault feels safer; but the caller that asked for the abort wants a
 // supervisor to see the process die (lesson 10), not a process that goes on with a lost context.

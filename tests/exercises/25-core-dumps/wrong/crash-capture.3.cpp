@@ -1,4 +1,4 @@
-// Wrong: adds its flags to the ones already set instead of setting them whole
+// Wrong (R3): adds its flags to the ones already set instead of setting them whole
 //
 // OR-ing flags into what is there keeps other settings, which sounds polite; but a SKIP_ABORT an
 // earlier call set is never taken back. The third call (keepRunning false, after one with true)

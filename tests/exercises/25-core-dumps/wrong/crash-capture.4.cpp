@@ -1,4 +1,4 @@
-// Wrong: sets the file and the flags but never turns dumps on
+// Wrong (R1): sets the file and the flags but never turns dumps on
 //
 // The generation flags and the file name read like the whole set-up, and CU_COREDUMP_LIGHTWEIGHT_FLAGS
 // sounds like "dumps, lightweight"; but CU_COREDUMP_ENABLE_ON_EXCEPTION is false by default (cuda.h),

@@ -1,4 +1,4 @@
-// Wrong: ignores what the set calls return
+// Wrong (R6): ignores what the set calls return
 //
 // Settings "cannot fail" in the learner's mind; but a driver can refuse one (a size it does not
 // expect, a tool attached), and a service that believes it will get dumps then gets none. When the

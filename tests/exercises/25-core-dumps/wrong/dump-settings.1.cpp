@@ -1,4 +1,4 @@
-// Wrong: reads the global settings whatever context it is given
+// Wrong (R2): reads the global settings whatever context it is given
 //
 // The global settings are where exercise 1 put everything, and a context takes them when it is
 // created; but a context's own settings can differ from them afterwards (cuCoredumpSetAttribute),

@@ -1,4 +1,4 @@
-// Wrong: reads the current context's settings instead of making context current
+// Wrong (R2): reads the current context's settings instead of making context current
 //
 // cuCoredumpGetAttribute reads like "get this attribute", and the caller's context looks like the
 // one in use; but it acts on the current context, which is the caller's. readDumpSettings(C) returns

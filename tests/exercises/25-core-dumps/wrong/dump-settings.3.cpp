@@ -1,4 +1,4 @@
-// Wrong: reads the file into a fixed buffer of 256 bytes
+// Wrong (R4): reads the file into a fixed buffer of 256 bytes
 //
 // 256 bytes is more than any path in the team's tests; but cuda.h allows a path of up to 1023
 // characters, and a job's folder can be deep. The check's path is over 600 characters: the driver

@@ -1,4 +1,4 @@
-// Wrong: pushes and pops by hand, with the checked reads in between
+// Wrong (R1): pushes and pops by hand, with the checked reads in between
 //
 // Push, read, pop reads as balanced, and it is when every read succeeds; but CU_CHECK throws past
 // the pop, so a refused read leaves context pushed on the caller's thread. When the check makes a

@@ -1,4 +1,4 @@
-// Wrong: makes context current with cuCtxSetCurrent, and leaves it current
+// Wrong (R1): makes context current with cuCtxSetCurrent, and leaves it current
 //
 // cuCtxSetCurrent makes the reads land in context, and they return the right values; but it
 // replaces the caller's context at the top of the stack, and nothing puts it back. After

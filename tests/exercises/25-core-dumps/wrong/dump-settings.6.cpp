@@ -1,4 +1,4 @@
-// Wrong: ignores what the reads return
+// Wrong (R6): ignores what the reads return
 //
 // A read of a setting "cannot fail" in the learner's mind; but the reference lists
 // CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_PERMITTED and more, and an endpoint that then reports a

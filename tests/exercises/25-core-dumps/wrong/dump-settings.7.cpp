@@ -1,4 +1,4 @@
-// Wrong: takes nullptr for "the current context" instead of the global settings
+// Wrong (R3): takes nullptr for "the current context" instead of the global settings
 //
 // A null CUcontext often means "the current one" elsewhere; but here it asks for the global settings
 // (what contexts created from now on take), which the current context's own may differ from. With

@@ -1,7 +1,7 @@
-// Wrong: pairs only for the devices that move
+// Wrong (R2): pairs only for the devices that move
 //
 // A device that stays where it is seems to need no pair, but the reference wants the pairs to
-// "contain every checkpointed GPU". The case "onto the same devices" sees a restore with no pair.
+// "contain every checkpointed GPU". The case "R2 R3: onto the same devices" sees a restore with no pair.
 #include "exercises.hpp"
 
 #include <stdexcept>

@@ -1,8 +1,8 @@
-// Wrong: the target's size and range are checked, but not that it names each device once
+// Wrong (R1): the target's size and range are checked, but not that it names each device once
 // Two devices: with one device every target of the right size and range is {0}, a permutation
 //
 // Sizes and ranges are the usual checks; a device named twice passes them, and two GPUs' state would
-// be asked onto one. The case "a target that is no permutation" sees no std::invalid_argument for a
+// be asked onto one. The case "R1: a target that is no permutation" sees no std::invalid_argument for a
 // target that names the last device twice (it exists only where there are two devices).
 #include "exercises.hpp"
 

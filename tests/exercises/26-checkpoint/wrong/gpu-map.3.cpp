@@ -1,7 +1,7 @@
-// Wrong: restored, and never unlocked
+// Wrong (R3): restored, and never unlocked
 //
 // The restore "brings it back", so the job looks done; but the reference leaves a restored process
-// LOCKED, every CUDA call of it blocked. The case "onto the same devices" finds the child LOCKED.
+// LOCKED, every CUDA call of it blocked. The case "R2 R3: onto the same devices" finds the child LOCKED.
 #include "exercises.hpp"
 
 #include <stdexcept>

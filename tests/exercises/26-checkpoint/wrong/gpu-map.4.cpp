@@ -1,7 +1,7 @@
-// Wrong: where nothing moves, a plain restore with no arguments
+// Wrong (R2): where nothing moves, a plain restore with no arguments
 //
 // An optimisation that looks harmless: the identity map moves nothing, so why pass pairs. The task
-// asks for one pair per device every time; the case "onto the same devices" sees a restore given no
+// asks for one pair per device every time; the case "R2 R3: onto the same devices" sees a restore given no
 // arguments.
 #include "exercises.hpp"
 

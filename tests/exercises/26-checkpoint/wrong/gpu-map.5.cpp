@@ -1,8 +1,8 @@
-// Wrong: the target's size and duplicates are checked, but not that each ordinal is a device
+// Wrong (R1): the target's size and duplicates are checked, but not that each ordinal is a device
 //
 // The driver checks ordinals anyway, so why check them here: because cuDeviceGetUuid then fails with
 // a driver error (or a negative ordinal indexes before the vector), where the task asks for
-// std::invalid_argument before any call. The case "a target that is no permutation" gets another
+// std::invalid_argument before any call. The case "R1: a target that is no permutation" gets another
 // exception, or the check crashes, for a device past the last.
 #include "exercises.hpp"
 

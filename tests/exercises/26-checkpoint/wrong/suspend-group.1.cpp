@@ -1,4 +1,4 @@
-// Wrong: each process locked and checkpointed in turn, the next one still running meanwhile
+// Wrong (R2): each process locked and checkpointed in turn, the next one still running meanwhile
 //
 // Suspending one process after the other reuses exercise 1 as it is, but while the first is
 // checkpointed the second still runs and may wait for it; and when the second will not let go, the

@@ -1,7 +1,7 @@
-// Wrong: when a lock fails, the processes locked before it are left locked
+// Wrong (R3): when a lock fails, the processes locked before it are left locked
 //
 // "Return false" done at once: the ones locked before stay LOCKED, their CUDA calls blocked, though
-// nothing was checkpointed. The case "the second lock fails" finds the first child LOCKED.
+// nothing was checkpointed. The case "R3: the second lock fails" finds the first child LOCKED.
 #include "exercises.hpp"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
-// Wrong: when a checkpoint fails, every process is unlocked, the checkpointed ones without a restore
+// Wrong (R5): when a checkpoint fails, every process is unlocked, the checkpointed ones without a restore
 //
 // Undoing the locks looks like undoing everything, but a CHECKPOINTED process must be restored before
 // it can be unlocked: its unlock is refused (and ignored here), and it stays checkpointed. The case
-// "the second checkpoint fails" sees no restore, and the first child not RUNNING.
+// "R5: the second checkpoint fails" sees no restore, and the first child not RUNNING.
 #include "exercises.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Wrong: the locks are given no arguments, so no timeout
+// Wrong (R2): the locks are given no arguments, so no timeout
 //
 // Without timeoutMs a process that does not let go makes the whole job wait for it, for ever: the
 // timeout is what lets suspendAll answer false. The first case sees locks with no argument structure.

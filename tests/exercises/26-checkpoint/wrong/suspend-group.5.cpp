@@ -1,4 +1,4 @@
-// Wrong: no check for a process given twice
+// Wrong (R1): no check for a process given twice
 //
 // A list built from several sources (a job's ranks, a container's processes) can name one process
 // twice: its second lock is refused, and the job is reported as one that would not let go instead of

@@ -1,4 +1,4 @@
-// Wrong: the states are not asked first
+// Wrong (R1): the states are not asked first
 //
 // A process that is already LOCKED (by a debugger, by another tool) is found only when its lock is
 // refused, and the job is reported as one that would not let go. The last case gets false for a

@@ -1,8 +1,8 @@
-// Wrong: a checkpoint that fails is reported, and the process is left locked
+// Wrong (R4): a checkpoint that fails is reported, and the process is left locked
 //
 // "Throw on failure" read as all there is to do: the lock succeeded, the checkpoint failed, and the
 // exception leaves the job LOCKED, every CUDA call of it blocked until someone unlocks it. The case
-// "a checkpoint that fails" finds the child LOCKED, not RUNNING.
+// "R4: a checkpoint that fails" finds the child LOCKED, not RUNNING.
 #include "exercises.hpp"
 
 #include <stdexcept>

@@ -1,4 +1,4 @@
-// Wrong: the lock is given no arguments, so it has no timeout
+// Wrong (R2): the lock is given no arguments, so it has no timeout
 //
 // The arguments are "optional" in the reference, and the lock worked in every test run by hand: but
 // without timeoutMs a job that does not let go makes the scheduler wait with it, for ever. The first

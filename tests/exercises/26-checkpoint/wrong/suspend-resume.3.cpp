@@ -1,4 +1,4 @@
-// Wrong: resume unlocks before it restores
+// Wrong (R6): resume unlocks before it restores
 //
 // "Unlock, then restore" mirrors "lock, then checkpoint", but the reference wants a process LOCKED
 // to unlock it and CHECKPOINTED to restore it: the unlock of a CHECKPOINTED process is refused, and

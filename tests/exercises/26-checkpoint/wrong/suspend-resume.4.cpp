@@ -1,8 +1,8 @@
-// Wrong: a lock that gives up is thrown as an error instead of answered with false
+// Wrong (R3): a lock that gives up is thrown as an error instead of answered with false
 //
 // CU_CHECK around every call is the habit of the course, but a lock that timed out is an answer
 // (the job did not let go in time), not a failure: the scheduler asked for a yes or no. The case
-// "a lock that gives up" gets an exception instead of false.
+// "R3: a lock that gives up" gets an exception instead of false.
 #include "exercises.hpp"
 
 #include <stdexcept>

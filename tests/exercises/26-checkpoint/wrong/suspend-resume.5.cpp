@@ -1,7 +1,7 @@
-// Wrong: resume restores whatever is not running, a LOCKED process too
+// Wrong (R6): resume restores whatever is not running, a LOCKED process too
 //
 // "Not running, so bring it back": but a LOCKED process has no checkpoint to restore, and the
-// reference refuses the restore unless it is CHECKPOINTED. The case "a process someone else locked"
+// reference refuses the restore unless it is CHECKPOINTED. The case "R5 R6: a process someone else locked"
 // gets an exception from resumeGpu, and the child stays LOCKED.
 #include "exercises.hpp"
 

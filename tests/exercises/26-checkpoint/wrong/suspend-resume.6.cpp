@@ -1,7 +1,7 @@
-// Wrong: suspend locks without asking the state first
+// Wrong (R1): suspend locks without asking the state first
 //
 // Lock, then checkpoint, the order of the lesson, with no look at the state: a job suspended already
-// is CHECKPOINTED, its lock is refused, and the code, finding it not RUNNING, throws. The case "a
+// is CHECKPOINTED, its lock is refused, and the code, finding it not RUNNING, throws. The case "R1 R6: a
 // CHECKPOINTED process is suspended already" gets an exception instead of true.
 #include "exercises.hpp"
 

@@ -1,0 +1,60 @@
+// Wrong (R5): a LOCKED process is checkpointed, as one already half-way
+//
+// Lock, then checkpoint: a process found LOCKED seems to have had its first step done, so only the
+// checkpoint is left. But the lock is someone else's (a debugger, another agent in the middle of its
+// own work), and the checkpoint takes the job from under them. In "R5 R6: a process someone else
+// locked ...", suspendGpu makes a checkpoint: `seen().empty()` fails, and the child ends
+// CHECKPOINTED, not LOCKED.
+#include "exercises.hpp"
+
+#include <stdexcept>
+
+namespace ex26 {
+
+#if CUDA_VERSION >= 12080
+namespace {
+
+CUprocessState stateOf(int pid) {
+  CUprocessState s = CU_PROCESS_STATE_FAILED;
+  CU_CHECK(cuCheckpointProcessGetState(pid, &s));
+  return s;
+}
+
+}  // namespace
+
+bool suspendGpu(int pid, unsigned timeoutMs) {
+  const CUprocessState s = stateOf(pid);
+  if (s == CU_PROCESS_STATE_CHECKPOINTED) return true;
+  if (s == CU_PROCESS_STATE_LOCKED) {  // locked already: only the checkpoint is left
+    CU_CHECK(cuCheckpointProcessCheckpoint(pid, nullptr));
+    return true;
+  }
+  if (s != CU_PROCESS_STATE_RUNNING) throw std::runtime_error("the process is neither running nor checkpointed");
+  CUcheckpointLockArgs args{};
+  args.timeoutMs = timeoutMs;
+  const CUresult locked = cuCheckpointProcessLock(pid, &args);
+  if (locked != CUDA_SUCCESS) {
+    if (stateOf(pid) == CU_PROCESS_STATE_RUNNING) return false;  // it did not let go in time
+    CU_CHECK(locked);
+  }
+  const CUresult checkpointed = cuCheckpointProcessCheckpoint(pid, nullptr);
+  if (checkpointed != CUDA_SUCCESS) {
+    cuCheckpointProcessUnlock(pid, nullptr);  // as it was found: running
+    CU_CHECK(checkpointed);
+  }
+  return true;
+}
+
+void resumeGpu(int pid) {
+  const CUprocessState s = stateOf(pid);
+  if (s == CU_PROCESS_STATE_RUNNING) return;
+  if (s == CU_PROCESS_STATE_FAILED) throw std::runtime_error("the process failed in a checkpoint or restore");
+  if (s == CU_PROCESS_STATE_CHECKPOINTED) CU_CHECK(cuCheckpointProcessRestore(pid, nullptr));
+  CU_CHECK(cuCheckpointProcessUnlock(pid, nullptr));
+}
+#else
+bool suspendGpu(int, unsigned) { throw std::runtime_error("built with a CUDA older than 12.8: no checkpoint calls"); }
+void resumeGpu(int) { throw std::runtime_error("built with a CUDA older than 12.8: no checkpoint calls"); }
+#endif
+
+}  // namespace ex26
