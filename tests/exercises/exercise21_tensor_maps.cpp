@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -44,6 +45,9 @@ struct FakeDriver {
     if (h) dlclose(h);
     return h != nullptr;
   }
+  // Whether the copy's symbols are among the process's global ones (a copy opened RTLD_GLOBAL):
+  // wbxFakeLastAsked is the fake's alone.
+  static bool global() { return dlsym(RTLD_DEFAULT, "wbxFakeLastAsked") != nullptr; }
   int lastAsked() const {
     void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
     REQUIRE(h != nullptr);
@@ -82,6 +86,27 @@ std::string fileOf(const void* fn) {
 }
 
 std::string canonical(const std::string& path) { return std::filesystem::canonical(path).string(); }
+
+// A driver with tensor maps: the encoder its cuGetProcAddress gives at 12000, from that copy, the
+// copy left open and kept out of the process's global symbols.
+void expectFound(const char* plays) {
+  FakeDriver fake(plays);
+  const Found f = find(fake.path);
+  const std::string playing = plays;
+  CAPTURE(playing);
+  CAPTURE(f.message);
+  REQUIRE_FALSE(f.threw);
+  REQUIRE(reinterpret_cast<void*>(f.fn) != nullptr);
+  CHECK(fileOf(reinterpret_cast<void*>(f.fn)) == canonical(fake.path));
+  REQUIRE(fake.loaded());  // before the call: a closed library's function is gone
+  CHECK(fake.lastAsked() == 12000);
+  CHECK_MESSAGE(!FakeDriver::global(), "the library was opened RTLD_GLOBAL: its symbols joined the process's");
+  CUtensorMap map{};
+  CHECK(f.fn(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, nullptr, nullptr, nullptr, nullptr, nullptr,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS);
+  CHECK(map.opaque[0] == kFakeMark);
+}
 
 // A driver that cannot give the encoder: the throw, naming the path and why, and the copy closed.
 void expectRefused(const char* plays, const char* why) {
@@ -192,6 +217,29 @@ struct Asked {
   P expected;
 };
 
+// Each type the task lists, with the element size and the kind the reference gives it.
+struct TypeOf {
+  const char* name;
+  CUtensorMapDataType type;
+  uint64_t size;
+  bool floatingPoint;
+};
+const TypeOf kTypes[] = {
+    {"UINT8", CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, false},
+    {"UINT16", CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, false},
+    {"FLOAT16", CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, true},
+    {"BFLOAT16", CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, true},
+    {"UINT32", CU_TENSOR_MAP_DATA_TYPE_UINT32, 4, false},
+    {"INT32", CU_TENSOR_MAP_DATA_TYPE_INT32, 4, false},
+    {"FLOAT32", CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, true},
+    {"FLOAT32_FTZ", CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ, 4, true},
+    {"TFLOAT32", CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, 4, true},
+    {"TFLOAT32_FTZ", CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ, 4, true},
+    {"UINT64", CU_TENSOR_MAP_DATA_TYPE_UINT64, 8, false},
+    {"INT64", CU_TENSOR_MAP_DATA_TYPE_INT64, 8, false},
+    {"FLOAT64", CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 8, true},
+};
+
 ex21::TileRequest validRequest() {
   ex21::TileRequest r;
   r.matrix.base = 0x7f0000200000ull;
@@ -201,40 +249,48 @@ ex21::TileRequest validRequest() {
   return r;
 }
 
+// Asks tileProblem about each request and compares each answer with the expected one.
+void expectAnswers(std::initializer_list<Asked> cases) {
+  for (const Asked& a : cases) {
+    ex21::TileRequest r = validRequest();
+    a.change(r);
+    const P answer = ex21::tileProblem(r);
+    INFO(std::string(a.what) << ": expected " << std::string(nameOf(a.expected)) << ", answered "
+         << std::string(nameOf(answer)));
+    CHECK(answer == a.expected);
+  }
+}
+
 }  // namespace
 
 EXERCISE("find-encoder", "cuTensorMapEncodeTiled from a driver opened at run time",
          "dlopen the path you are given, ask cuDriverGetVersion (stub? older than 12.0?), then cuGetProcAddress_v2 "
          "at 12000 and check its CUresult, status and pointer; on failure dlclose and throw naming the path") {
-  TEST_CASE("a CUDA 12.4 driver: the encoder its cuGetProcAddress gives at 12000, from that library, left open") {
-    FakeDriver fake("driver 12040");
-    const Found f = find(fake.path);
-    CAPTURE(f.message);
-    REQUIRE_FALSE(f.threw);
-    REQUIRE(reinterpret_cast<void*>(f.fn) != nullptr);
-    CHECK(fileOf(reinterpret_cast<void*>(f.fn)) == canonical(fake.path));
-    REQUIRE(fake.loaded());  // before the call: a closed library's function is gone
-    CHECK(fake.lastAsked() == 12000);
-    CUtensorMap map{};
-    CHECK(f.fn(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, nullptr, nullptr, nullptr, nullptr, nullptr,
-               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS);
-    CHECK(map.opaque[0] == kFakeMark);
+  TEST_CASE("R1 R2 R5 R7 R8: a CUDA 12.4 driver: the encoder its cuGetProcAddress gives at 12000, from that library, left open, none of its symbols global") {
+    expectFound("driver 12040");
   }
 
-  TEST_CASE("the toolkit's stub: a throw naming the path and the stub, the library closed") {
+  TEST_CASE("R4 R8: a CUDA 12.0 driver has tensor maps: its encoder, from that library, left open") {
+    expectFound("driver 12000");
+  }
+
+  TEST_CASE("R4 R9: the toolkit's stub: a throw naming the path and the stub, the library closed") {
     expectRefused("stub", "stub");
   }
 
-  TEST_CASE("a CUDA 11.8 driver: a throw naming the path and 12.0, the library closed") {
+  TEST_CASE("R4 R9: a CUDA 11.8 driver: a throw naming the path and 12.0, the library closed") {
     expectRefused("driver 11080", "12.0");
   }
 
-  TEST_CASE("a 13.0 driver whose cuGetProcAddress has no cuTensorMapEncodeTiled (CUDA_SUCCESS, no pointer): a throw, the library closed") {
+  TEST_CASE("R4 R9: a driver whose cuDriverGetVersion fails (not as the stub): a throw naming the path and 12.0, the library closed") {
+    expectRefused("driver 12040 failing", "12.0");
+  }
+
+  TEST_CASE("R6 R9: a 13.0 driver whose cuGetProcAddress has no cuTensorMapEncodeTiled (CUDA_SUCCESS, no pointer): a throw, the library closed") {
     expectRefused("driver 13000 without", nullptr);
   }
 
-  TEST_CASE("no file at the path, and a file that is no library: a throw naming the path") {
+  TEST_CASE("R9: no file at the path, and a file that is no library: a throw naming the path") {
     wb::ScratchDir dir;
     const std::string missing = dir.path() + "/nothing/libcuda.so.1", text = dir.path() + "/libcuda.so.1";
     std::ofstream(text) << "not a library\n";
@@ -246,7 +302,7 @@ EXERCISE("find-encoder", "cuTensorMapEncodeTiled from a driver opened at run tim
     }
   }
 
-  TEST_CASE("the machine's own libcuda.so.1: the function the linked driver's cuGetProcAddress gives at 12000") {
+  TEST_CASE("R5 R8: the machine's own libcuda.so.1: the function the linked driver's cuGetProcAddress gives at 12000") {
     wbt::initDriver();
     void* expected = nullptr;
     CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
@@ -261,7 +317,7 @@ EXERCISE("find-encoder", "cuTensorMapEncodeTiled from a driver opened at run tim
 EXERCISE("encode-tile", "A tensor map for a tile of a row-major matrix",
          "one call of encode: dims and box innermost first ({cols, rows}), one stride in bytes (the row pitch), "
          "element strides 1, no interleave, no swizzle, no L2 promotion, zero fill; return its answer") {
-  TEST_CASE("FLOAT32, FLOAT16 and UINT8 matrices: one call with every argument as the task says, its answer returned, nothing held") {
+  TEST_CASE("R1 R2 R3 R4 R5: FLOAT32, FLOAT16 and UINT8 matrices: one call with every argument as the task says, its answer returned, nothing held") {
     Ctx ctx;
     wbt::DeviceBuffer memory(300 * 1008);  // room for each matrix below
     const wbx::Holdings before = wbx::holdings();
@@ -280,15 +336,17 @@ EXERCISE("encode-tile", "A tensor map for a tile of a row-major matrix",
     CHECK(wbx::holdings().differenceFrom(before) == "");
   }
 
-  TEST_CASE("rows 804 bytes apart: encode called as for any matrix, and the driver's refusal returned") {
+  TEST_CASE("R1 R2 R4 R5: rows 804 bytes apart: encode called as for any matrix, the driver's refusal returned, nothing held") {
     Ctx ctx;
     wbt::DeviceBuffer memory(300 * 804);
+    const wbx::Holdings before = wbx::holdings();
     const Call c({memory.get(), 300, 200, 804, CU_TENSOR_MAP_DATA_TYPE_FLOAT32}, 4, 8);
-    expectArguments(c);
+    expectArguments(c);  // a refusal of encodeTile's own would not have called encode
     CHECK(c.returned != CUDA_SUCCESS);
+    CHECK(wbx::holdings().differenceFrom(before) == "");
   }
 
-  TEST_CASE("the map loads the 8 x 4 box at column 196, row 298 through a TMA kernel: the matrix's values, zeros outside") {
+  TEST_CASE("R2 R3: the map loads the 8 x 4 box at column 196, row 298 through a TMA kernel: the matrix's values, zeros outside") {
     Ctx ctx;
     const uint64_t pitch = 208;  // floats
     wbt::DeviceBuffer memory(300 * pitch * 4), out(8 * 4 * 4);
@@ -321,25 +379,46 @@ EXERCISE("tile-rules", "The rule a tile request breaks, before the driver says s
          "check in the task's order: 16-byte base, 1..2^32 rows and cols, a pitch in BYTES that is a multiple of 16 "
          "and below 2^40, 1..256 tile rows and cols, tileCols x element size a multiple of 16 and within the "
          "swizzle's span, the NaN fill only for floating-point types") {
-  TEST_CASE("requests that break one rule, two, or sit on a rule's edge: the first rule broken, in the task's order") {
-    const Asked cases[] = {
+  TEST_CASE("R1 R8: a base that is no multiple of 16 is AddressAlignment; base + 16 and the valid request are None") {
+    expectAnswers({
         {"the valid request", [](ex21::TileRequest&) {}, P::None},
         {"base + 8", [](ex21::TileRequest& r) { r.matrix.base += 8; }, P::AddressAlignment},
         {"base + 16", [](ex21::TileRequest& r) { r.matrix.base += 16; }, P::None},
-        {"base + 8 and a pitch of 804", [](ex21::TileRequest& r) { r.matrix.base += 8, r.matrix.rowPitchBytes = 804; },
-         P::AddressAlignment},
+    });
+  }
+
+  TEST_CASE("R2: 0 rows or columns, and more than 2^32 of either, are DimensionRange; 2^32 is allowed") {
+    expectAnswers({
         {"0 rows", [](ex21::TileRequest& r) { r.matrix.rows = 0; }, P::DimensionRange},
         {"0 columns", [](ex21::TileRequest& r) { r.matrix.cols = 0; }, P::DimensionRange},
         {"2^32 rows", [](ex21::TileRequest& r) { r.matrix.rows = 1ull << 32; }, P::None},
+        {"2^32 columns", [](ex21::TileRequest& r) { r.matrix.cols = 1ull << 32; }, P::None},
         {"2^32 + 1 columns", [](ex21::TileRequest& r) { r.matrix.cols = (1ull << 32) + 1; }, P::DimensionRange},
+        {"2^32 + 1 rows", [](ex21::TileRequest& r) { r.matrix.rows = (1ull << 32) + 1; }, P::DimensionRange},
+    });
+  }
+
+  TEST_CASE("R3: a pitch in bytes that is no multiple of 16 is PitchMultipleOf16, one of 2^40 or more PitchTooLarge") {
+    expectAnswers({
         {"a pitch of 804 bytes", [](ex21::TileRequest& r) { r.matrix.rowPitchBytes = 804; }, P::PitchMultipleOf16},
         {"a pitch of 816 bytes (204 floats)", [](ex21::TileRequest& r) { r.matrix.rowPitchBytes = 816; }, P::None},
         {"a pitch of 2^40", [](ex21::TileRequest& r) { r.matrix.rowPitchBytes = 1ull << 40; }, P::PitchTooLarge},
         {"a pitch of 2^40 - 16", [](ex21::TileRequest& r) { r.matrix.rowPitchBytes = (1ull << 40) - 16; }, P::None},
+    });
+  }
+
+  TEST_CASE("R4: 0 tile rows or columns, and more than 256, are BoxRange; 256 is allowed") {
+    expectAnswers({
         {"0 tile rows", [](ex21::TileRequest& r) { r.tileRows = 0; }, P::BoxRange},
         {"256 tile rows", [](ex21::TileRequest& r) { r.tileRows = 256; }, P::None},
         {"257 tile rows", [](ex21::TileRequest& r) { r.tileRows = 257; }, P::BoxRange},
-        {"257 tile columns (1028 bytes, no multiple of 16)", [](ex21::TileRequest& r) { r.tileCols = 257; }, P::BoxRange},
+        {"0 tile columns", [](ex21::TileRequest& r) { r.tileCols = 0; }, P::BoxRange},
+        {"256 tile columns (1024 bytes)", [](ex21::TileRequest& r) { r.tileCols = 256; }, P::None},
+    });
+  }
+
+  TEST_CASE("R5: a box whose inner bytes are no multiple of 16 is BoxInnerBytes") {
+    expectAnswers({
         {"6 float columns (24 bytes)", [](ex21::TileRequest& r) { r.tileCols = 6; }, P::BoxInnerBytes},
         {"4 float columns (16 bytes)", [](ex21::TileRequest& r) { r.tileCols = 4; }, P::None},
         {"FLOAT16, 8 columns (16 bytes)",
@@ -360,6 +439,26 @@ EXERCISE("tile-rules", "The rule a tile request breaks, before the driver says s
          [](ex21::TileRequest& r) { r.matrix.type = CU_TENSOR_MAP_DATA_TYPE_INT64, r.tileCols = 3; }, P::BoxInnerBytes},
         {"TFLOAT32, 6 columns", [](ex21::TileRequest& r) { r.matrix.type = CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, r.tileCols = 6; },
          P::BoxInnerBytes},
+    });
+  }
+
+  TEST_CASE("R5: every type with its element size: a 16-byte inner box is allowed, one of 16 bytes and one element is BoxInnerBytes") {
+    for (const TypeOf& t : kTypes) {
+      ex21::TileRequest r = validRequest();
+      r.matrix.type = t.type;
+      r.tileCols = static_cast<uint32_t>(16 / t.size);
+      const P sixteen = ex21::tileProblem(r);
+      r.tileCols += 1;  // 16 + size bytes: a multiple of 16 for no size here
+      const P more = ex21::tileProblem(r);
+      INFO(std::string(t.name) << ": 16 bytes answered " << std::string(nameOf(sixteen))
+         << ", 16 bytes and one element answered " << std::string(nameOf(more)));
+      CHECK(sixteen == P::None);
+      CHECK(more == P::BoxInnerBytes);
+    }
+  }
+
+  TEST_CASE("R6: a swizzled box wider than the swizzle's span is SwizzleSpan; as wide is allowed, and no swizzle has no span") {
+    expectAnswers({
         {"SWIZZLE_128B, 32 floats (128 bytes)",
          [](ex21::TileRequest& r) { r.swizzle = CU_TENSOR_MAP_SWIZZLE_128B, r.tileCols = 32; }, P::None},
         {"SWIZZLE_128B, 36 floats (144 bytes)",
@@ -378,6 +477,11 @@ EXERCISE("tile-rules", "The rule a tile request breaks, before the driver says s
          },
          P::None},
         {"SWIZZLE_NONE, 64 floats (256 bytes)", [](ex21::TileRequest& r) { r.tileCols = 64; }, P::None},
+    });
+  }
+
+  TEST_CASE("R7: the NaN fill is NanFillNotFloat for a type that is not floating-point") {
+    expectAnswers({
         {"NaN fill, FLOAT32", [](ex21::TileRequest& r) { r.fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA; },
          P::None},
         {"NaN fill, BFLOAT16",
@@ -402,18 +506,44 @@ EXERCISE("tile-rules", "The rule a tile request breaks, before the driver says s
            r.tileCols = 16;
          },
          P::NanFillNotFloat},
+    });
+  }
+
+  TEST_CASE("R7: every type: the NaN fill, with a 16-byte inner box, is allowed for the floating-point types only") {
+    for (const TypeOf& t : kTypes) {
+      ex21::TileRequest r = validRequest();
+      r.matrix.type = t.type;
+      r.tileCols = static_cast<uint32_t>(16 / t.size);
+      r.fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+      const P answer = ex21::tileProblem(r);
+      INFO(std::string(t.name) << ": answered " << std::string(nameOf(answer)));
+      CHECK(answer == (t.floatingPoint ? P::None : P::NanFillNotFloat));
+    }
+  }
+
+  TEST_CASE("R8: requests that break two rules: the first rule broken, in the task's order") {
+    expectAnswers({
+        {"base + 8 and a pitch of 804", [](ex21::TileRequest& r) { r.matrix.base += 8, r.matrix.rowPitchBytes = 804; },
+         P::AddressAlignment},
+        {"257 tile columns (1028 bytes, no multiple of 16)", [](ex21::TileRequest& r) { r.tileCols = 257; }, P::BoxRange},
         {"NaN fill, INT32, 6 columns", [](ex21::TileRequest& r) {
            r.fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA, r.matrix.type = CU_TENSOR_MAP_DATA_TYPE_INT32;
            r.tileCols = 6;
          },
          P::BoxInnerBytes},
-    };
-    for (const Asked& a : cases) {
-      ex21::TileRequest r = validRequest();
-      a.change(r);
-      const P answer = ex21::tileProblem(r);
-      INFO(a.what << ": expected " << nameOf(a.expected) << ", answered " << nameOf(answer));
-      CHECK(answer == a.expected);
-    }
+        {"0 rows and base + 8", [](ex21::TileRequest& r) { r.matrix.rows = 0, r.matrix.base += 8; }, P::AddressAlignment},
+        {"0 columns and a pitch of 804", [](ex21::TileRequest& r) { r.matrix.cols = 0, r.matrix.rowPitchBytes = 804; },
+         P::DimensionRange},
+        {"a pitch of 2^40 + 4 (no multiple of 16, and too large)",
+         [](ex21::TileRequest& r) { r.matrix.rowPitchBytes = (1ull << 40) + 4; }, P::PitchMultipleOf16},
+        {"a pitch of 2^40 and 0 tile rows", [](ex21::TileRequest& r) { r.matrix.rowPitchBytes = 1ull << 40, r.tileRows = 0; },
+         P::PitchTooLarge},
+        {"SWIZZLE_32B, INT32, 12 columns (48 bytes), NaN fill",
+         [](ex21::TileRequest& r) {
+           r.swizzle = CU_TENSOR_MAP_SWIZZLE_32B, r.matrix.type = CU_TENSOR_MAP_DATA_TYPE_INT32, r.tileCols = 12;
+           r.fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+         },
+         P::SwizzleSpan},
+    });
   }
 }

@@ -4,7 +4,9 @@
 // gate kernel of lesson 09: nothing sleeps, and every gate gives up at its deadline. The code under
 // check runs in a context the check created; the ledger (ledger.hpp) says what it left held. CUDA 12.8
 // introduced the batch calls: with an older cuda.h, or an older driver, exercises 1 and 3 report
-// themselves skipped (exercise 2 needs neither).
+// themselves skipped (exercise 2 needs neither). cuStreamIsCapturing, which the ledger does not stand
+// before, is interposed here so that it can be made to fail. Each case's name begins with the
+// requirements it verifies.
 #include "check.hpp"
 #include "gate.hpp"
 #include "22-batched-copies/exercises.hpp"
@@ -119,6 +121,8 @@ extern "C" CUresult CUDAAPI cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BA
 
 #endif  // CUDA_VERSION >= 12080
 
+WBX_INTERPOSE(cuStreamIsCapturing, (CUstream stream, CUstreamCaptureStatus* status), (stream, status))
+
 namespace {
 
 // The batch calls need CUDA 12.8 in the build and in the driver; else the exercise is skipped.
@@ -207,7 +211,7 @@ bool throws(Call&& call) {
 EXERCISE("scattered-blocks", "Scattered blocks in one call, and where one call is refused",
          "one wb::memcpyBatchAsync for the copies of more than 0 bytes, each with srcAccessOrder STREAM; on NULL, "
          "CU_STREAM_LEGACY or a capturing stream (cuStreamIsCapturing), one cuMemcpyAsync per copy, in order") {
-  TEST_CASE("on a created stream: one batch of the copies of more than 0 bytes, in stream order, returned before it ran") {
+  TEST_CASE("R1 R2 R3 R4 R8 R9: on a created stream: one batch of the copies of more than 0 bytes, in stream order, returned before it ran") {
     Lab lab;
     Stream s;
     const std::vector<unsigned char> a = bytePattern(1, 1u << 20);
@@ -254,7 +258,7 @@ EXERCISE("scattered-blocks", "Scattered blocks in one call, and where one call i
   // into pageable memory, made in a context of cuCtxCreate, did not bring the bytes, while lesson 22's
   // program saw the same copy arrive in the primary context. The task asks about memory kinds here,
   // not contexts, so this case does not depend on what that driver did.
-  TEST_CASE("pageable memory both ways, odd sizes, byte for byte") {
+  TEST_CASE("R2 R3: pageable memory both ways, odd sizes, byte for byte") {
     needBatches();
     wbt::RetainedPrimary primary(wbt::device(0));
     wbt::Pushed current(primary.get());
@@ -273,7 +277,7 @@ EXERCISE("scattered-blocks", "Scattered blocks in one call, and where one call i
     CHECK(seen().batches[0].orders == std::vector<unsigned>(2, kStream));
   }
 
-  TEST_CASE("on the legacy stream, NULL and CU_STREAM_LEGACY: one cuMemcpyAsync per copy, in the list's order, no batch") {
+  TEST_CASE("R4 R5 R8: on the legacy stream, NULL and CU_STREAM_LEGACY: one cuMemcpyAsync per copy, in the list's order, no batch") {
     Lab lab;
     const std::vector<unsigned char> first = bytePattern(4, 8192), second = bytePattern(5, 8192);
     Pinned pinned(3 * 8192);
@@ -301,7 +305,7 @@ EXERCISE("scattered-blocks", "Scattered blocks in one call, and where one call i
     }
   }
 
-  TEST_CASE("in a capturing stream: no batch; the graph holds one copy node per copy and, launched, copies them") {
+  TEST_CASE("R6: in a capturing stream: no batch; the graph holds one copy node per copy and, launched, copies them") {
     Lab lab;
     Stream s;
     const std::vector<unsigned char> a = bytePattern(6, 4096), b = bytePattern(7, 777);
@@ -343,7 +347,7 @@ EXERCISE("scattered-blocks", "Scattered blocks in one call, and where one call i
     cuGraphDestroy(graph);
   }
 
-  TEST_CASE("nothing to copy, an empty list or copies of 0 bytes only: no call at all") {
+  TEST_CASE("R4: nothing to copy, an empty list or copies of 0 bytes only: no call at all") {
     Lab lab;
     Stream s;
     DeviceBuffer device(4096);
@@ -356,21 +360,31 @@ EXERCISE("scattered-blocks", "Scattered blocks in one call, and where one call i
     CHECK(wbx::calls("cuMemcpyAsync") == loops);
   }
 
-  TEST_CASE("a refused batch, or a refused cuMemcpyAsync on the legacy stream, throws and leaves nothing held") {
+  TEST_CASE("R7 R8: a refused batch, a refused first or second cuMemcpyAsync on the legacy stream, or a refused cuStreamIsCapturing, throws and leaves nothing held") {
     Lab lab;
     Stream s;
     DeviceBuffer device(8192);
     const std::vector<ex22::BlockCopy> blocks = {{device.get(), device.get() + 4096, 4096}};
+    // Two copies on the legacy stream: each of the two cuMemcpyAsync calls fails in turn.
+    const std::vector<ex22::BlockCopy> two = {{device.get(), device.get() + 4096, 2048},
+                                              {device.get() + 2048, device.get() + 6144, 2048}};
     const wbx::Holdings before = wbx::holdings();
     {
       wbx::FailCall fail("cuMemcpyBatchAsync", CUDA_ERROR_INVALID_VALUE);
       CHECK(throws([&] { ex22::copyBlocks(blocks, s.get()); }));
       CHECK(fail.fired());
     }
-    {
-      wbx::FailCall fail("cuMemcpyAsync", CUDA_ERROR_INVALID_VALUE);
-      CHECK(throws([&] { ex22::copyBlocks(blocks, nullptr); }));
+    for (unsigned nth : {1u, 2u}) {
+      CAPTURE(nth);
+      wbx::FailCall fail("cuMemcpyAsync", CUDA_ERROR_INVALID_VALUE, nth);
+      CHECK(throws([&] { ex22::copyBlocks(two, nullptr); }));
       CHECK(fail.fired());
+    }
+    {
+      // The task names cuStreamIsCapturing; a solution that asks otherwise is not held to this one.
+      wbx::FailCall fail("cuStreamIsCapturing", CUDA_ERROR_INVALID_VALUE);
+      const bool threw = throws([&] { ex22::copyBlocks(blocks, s.get()); });
+      if (fail.fired()) CHECK_MESSAGE(threw, "cuStreamIsCapturing failed and copyBlocks went on as if it had answered");
     }
     s.sync();
     CU_CHECK(cuCtxSynchronize());
@@ -429,7 +443,7 @@ bool checkOne(size_t count, const std::vector<ex22::AttrEntry>& e) {
 EXERCISE("batch-rules", "Say which rule a batch breaks, now that 13.0 has no failIdx",
          "check the rules in the task's order; at is the entry's position k (SIZE_MAX for the whole batch); valid "
          "orders are 1, 2 and 3 only; indices strictly increase and the last one is below count") {
-  TEST_CASE("every rule broken alone, at the first, a middle and the last entry") {
+  TEST_CASE("R1 R2 R3 R4 R5 R6 R7 R9: every rule broken alone, at the first, a middle and the last entry") {
     using E = ex22::AttrEntry;
     const size_t M = SIZE_MAX;
     const std::vector<std::pair<size_t, std::vector<E>>> cases = {
@@ -448,11 +462,13 @@ EXERCISE("batch-rules", "Say which rule a batch breaks, now that 13.0 has no fai
         {6, {{0, 1}, {2, 4}, {4, 2}}},            // order 4 in the middle
         {6, {{0, 2}, {2, 3}, {4, 0x7FFFFFFFu}}},  // order MAX at the last entry
         {6, {{0, 1}, {2, 0xFFFFFFFFu}}},          // no order at all
+        {4, {{0, 1}, {M, 1}, {M, 1}}},            // equal neighbours of SIZE_MAX: no + 1 may wrap
+        {4, {{0, 1}, {M - 1, 1}, {M, 1}}},        // increasing up to SIZE_MAX, past the last copy
     };
     for (const auto& [count, entries] : cases) checkOne(count, entries);
   }
 
-  TEST_CASE("two rules broken: the earlier one in the task's order wins, at its first entry") {
+  TEST_CASE("R7 R8: two rules broken: the earlier one in the task's order wins, at its first entry") {
     checkOne(0, {});                               // no copies, no attributes
     checkOne(0, {{0, 1}});                         // more entries than copies (count 0)
     checkOne(2, {{1, 0}, {1, 0}, {5, 9}});         // more entries than copies beats everything else
@@ -463,7 +479,7 @@ EXERCISE("batch-rules", "Say which rule a batch breaks, now that 13.0 has no fai
     checkOne(9, {{0, 1}, {2, 0}, {4, 0}});         // the first invalid order
   }
 
-  TEST_CASE("2000 batches from a fixed seed, each as the rules say (the first wrong answer ends it)") {
+  TEST_CASE("R1 R2 R3 R4 R5 R6 R7 R8: 2000 batches from a fixed seed, each as the rules say (the first wrong answer ends it)") {
     std::mt19937_64 rng(22);
     for (int i = 0; i < 2000; ++i) {
       const size_t count = rng() % 7;
@@ -502,7 +518,7 @@ EXERCISE("volume-box", "A box out of a volume with one 3D batch",
          "one wb::memcpy3DBatchAsync of one pointer-to-pointer operation: the source at the box's first byte with "
          "rowLength = the volume's width and layerHeight = its height, the destination packed (0, 0); check bounds "
          "without sums that wrap") {
-  TEST_CASE("boxes inside a volume in device memory and in pinned memory: every byte, nothing past the box, one call") {
+  TEST_CASE("R1 R2: boxes inside a volume in device memory and in pinned memory: every byte, nothing past the box, one call") {
     Lab lab;
     Stream s;
     const std::vector<unsigned char> volume = bytePattern(8, kVolumeBytes);
@@ -540,7 +556,7 @@ EXERCISE("volume-box", "A box out of a volume with one 3D batch",
     }
   }
 
-  TEST_CASE("it returns while the stream is held: the copy only enqueued") {
+  TEST_CASE("R3: it returns while the stream is held: the copy only enqueued") {
     Lab lab;
     Stream s;
     DeviceBuffer volume(kVolumeBytes), packed(kVolumeBytes);
@@ -555,7 +571,7 @@ EXERCISE("volume-box", "A box out of a volume with one 3D batch",
     CHECK(returnedFirst);
   }
 
-  TEST_CASE("a box past an edge, by one byte or by a wrapping sum, throws std::invalid_argument with no call") {
+  TEST_CASE("R4: a box past an edge, by one byte or by a wrapping sum, or of no bytes starting past an edge, throws std::invalid_argument with no call") {
     Lab lab;
     Stream s;
     DeviceBuffer volume(kVolumeBytes), packed(kVolumeBytes);
@@ -566,7 +582,9 @@ EXERCISE("volume-box", "A box out of a volume with one 3D batch",
       ex22::Extent box;
     } outside[] = {{{21, 0, 0}, {17, 1, 1}}, {{0, 5, 0}, {1, 7, 1}},  {{0, 0, 3}, {1, 1, 3}},   {{37, 0, 0}, {1, 1, 1}},
                    {{0, 11, 0}, {1, 1, 1}},  {{0, 0, 5}, {1, 1, 1}},  {{0, 0, 0}, {38, 1, 1}},  {{M - 2, 0, 0}, {4, 1, 1}},
-                   {{2, 0, 0}, {M - 1, 1, 1}}, {{0, M, 0}, {1, 2, 1}}, {{0, 0, 1}, {1, 1, M}}};
+                   {{2, 0, 0}, {M - 1, 1, 1}}, {{0, M, 0}, {1, 2, 1}}, {{0, 0, 1}, {1, 1, M}},
+                   // No bytes, but starting outside: refused as any box outside (the task: for any values).
+                   {{38, 0, 0}, {0, 1, 1}},  {{0, 12, 0}, {1, 0, 1}}, {{0, 0, M}, {1, 1, 0}}};
     for (const auto& b : outside) {
       INFO("box at (" << b.at.x << ", " << b.at.y << ", " << b.at.z << ") of " << b.box.width << " x " << b.box.height
                       << " x " << b.box.depth);
@@ -584,7 +602,7 @@ EXERCISE("volume-box", "A box out of a volume with one 3D batch",
     CHECK(seen().batches3D.empty());
   }
 
-  TEST_CASE("a box with a width, height or depth of 0: no call, nothing written, no error") {
+  TEST_CASE("R5: a box inside with a width, height or depth of 0: no call, nothing written, no error") {
     Lab lab;
     Stream s;
     DeviceBuffer volume(kVolumeBytes), packed(64);
@@ -597,7 +615,7 @@ EXERCISE("volume-box", "A box out of a volume with one 3D batch",
     CHECK(std::all_of(got.begin(), got.end(), [](unsigned char v) { return v == 0xEE; }));
   }
 
-  TEST_CASE("a refused call throws") {
+  TEST_CASE("R6: a refused call throws") {
     Lab lab;
     Stream s;
     DeviceBuffer volume(kVolumeBytes), packed(kVolumeBytes);

@@ -3,7 +3,8 @@
 // went into, how many advice, prefetch and batch calls were made, and whether anything was
 // synchronised, the entry points below and the ledger (ledger.hpp) record. Pending work comes from
 // the gate kernel: nothing sleeps. A device without concurrent managed access is made up by answering
-// 0 for that attribute while a case asks for it.
+// 0 for that attribute while a case asks for it. Each case's name begins with the requirements it
+// verifies.
 #include "check.hpp"
 #include "gate.hpp"
 #include "23-unified-memory/exercises.hpp"
@@ -17,6 +18,13 @@ namespace {
 const CUstream kNoStream = reinterpret_cast<CUstream>(~static_cast<uintptr_t>(0));  // no call seen yet
 CUstream gPrefetchStream = kNoStream;
 [[maybe_unused]] CUstream gBatchStream = kNoStream;  // the batch calls exist from CUDA 13.0
+// The form of the last discard-and-prefetch batch: its count, locations, first location's first
+// operation and flags.
+struct BatchForm {
+  size_t count = 0, locations = 0, firstFrom = ~size_t{0};
+  unsigned long long flags = ~0ull;
+};
+[[maybe_unused]] BatchForm gBatchForm;
 bool gNoConcurrentAccess = false;  // while set, CONCURRENT_MANAGED_ACCESS reads 0 on every device
 
 template <typename Fn>
@@ -67,6 +75,7 @@ extern "C" CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr* ptrs,
              (CUdeviceptr*, size_t*, size_t, CUmemLocation*, size_t*, size_t, unsigned long long, CUstream),
              "cuMemDiscardAndPrefetchBatchAsync");
   gBatchStream = s;
+  gBatchForm = BatchForm{count, locations, from && locations ? from[0] : ~size_t{0}, flags};
   return real(ptrs, sizes, count, to, from, locations, flags, s);
 }
 #else
@@ -92,6 +101,20 @@ extern "C" CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr p, size_t bytes, C
 }
 #endif
 #endif
+
+// Both range queries count, and fail, under one name: a solution may use either.
+extern "C" CUresult CUDAAPI cuMemRangeGetAttribute(void* data, size_t dataSize, CUmem_range_attribute attribute,
+                                                   CUdeviceptr p, size_t count) {
+  EX23_ENTER(cuMemRangeGetAttribute, (void*, size_t, CUmem_range_attribute, CUdeviceptr, size_t),
+             "cuMemRangeGetAttribute");
+  return real(data, dataSize, attribute, p, count);
+}
+extern "C" CUresult CUDAAPI cuMemRangeGetAttributes(void** data, size_t* dataSizes, CUmem_range_attribute* attributes,
+                                                    size_t numAttributes, CUdeviceptr p, size_t count) {
+  EX23_ENTER(cuMemRangeGetAttributes, (void**, size_t*, CUmem_range_attribute*, size_t, CUdeviceptr, size_t),
+             "cuMemRangeGetAttribute");
+  return real(data, dataSizes, attributes, numAttributes, p, count);
+}
 
 namespace {
 
@@ -200,7 +223,7 @@ EXERCISE("place-for-kernel", "Managed memory made ready for a kernel on a chosen
          "is 0 return false. Else where = wb::deviceLocation(dev); CU_CHECK(wb::memAdvise(ptr, bytes, "
          "CU_MEM_ADVISE_SET_PREFERRED_LOCATION, where)); CU_CHECK(wb::memPrefetchAsync(ptr, bytes, where, 0, stream)); "
          "return true. No synchronisation, no NULL stream.") {
-  TEST_CASE("placeForKernel returns true before its stream has run, prefetches in that stream without waiting, and the whole range prefers and was sent to device 0") {
+  TEST_CASE("R2 R3 R5 R6: placeForKernel returns true before its stream has run, prefetches in that stream without waiting, and the whole range prefers and was sent to device 0") {
     Lab lab;
     wbt::Stream s;
     Managed m((3u << 20) + 5);
@@ -232,7 +255,7 @@ EXERCISE("place-for-kernel", "Managed memory made ready for a kernel on a chosen
     CHECK_MESSAGE(wbx::contextStack() == stackBefore, "the context stack changed");
   }
 
-  TEST_CASE("on a device without concurrent managed access placeForKernel returns false and neither advises nor prefetches; a failed prefetch is thrown") {
+  TEST_CASE("R1: on a device without concurrent managed access placeForKernel returns false and neither advises nor prefetches") {
     Lab lab;
     wbt::Stream s;
     Managed m(1u << 20);
@@ -247,13 +270,24 @@ EXERCISE("place-for-kernel", "Managed memory made ready for a kernel on a chosen
     CHECK_MESSAGE(advises() == advised, "advice given where CONCURRENT_MANAGED_ACCESS is 0 (the reference forbids it)");
     CHECK_MESSAGE(prefetches() == prefetched, "a prefetch where CONCURRENT_MANAGED_ACCESS is 0 (the reference forbids it)");
     CHECK(preferred(m) == CU_DEVICE_INVALID);
-    const Failed f = withFailing("cuMemPrefetchAsync", 1, [&] { ex23::placeForKernel(m.get(), m.size(), lab.dev, s.get()); });
-    s.sync();
-    CHECK_MESSAGE(f.fired, "placeForKernel made no prefetch (wb::memPrefetchAsync)");
-    CHECK_MESSAGE(f.threw, "placeForKernel did not throw when the prefetch failed");
   }
 
-  TEST_CASE("asked for device 1 while device 0's context is current, placeForKernel makes the range prefer and go to device 1") {
+  TEST_CASE("R7: a failed attribute query, advice or prefetch is thrown") {
+    Lab lab;
+    wbt::Stream s;
+    Managed m(1u << 20);
+    // Each of the three calls the task names, made to fail in turn (the first of its name in the call).
+    for (const char* call : {"cuDeviceGetAttribute", "cuMemAdvise", "cuMemPrefetchAsync"}) {
+      const Failed f = withFailing(call, 1, [&] { ex23::placeForKernel(m.get(), m.size(), lab.dev, s.get()); });
+      s.sync();
+      const std::string failing = call;
+      CAPTURE(failing);
+      CHECK_MESSAGE(f.fired, "placeForKernel made no such call");
+      CHECK_MESSAGE(f.threw, "placeForKernel did not throw when the call failed");
+    }
+  }
+
+  TEST_CASE("R4: asked for device 1 while device 0's context is current, placeForKernel makes the range prefer and go to device 1") {
     wbx::needDevices(2);
     Lab lab;
     const CUdevice dev1 = wbt::device(1);
@@ -272,12 +306,12 @@ EXERCISE("placement-of", "Where a managed range's advice and prefetches point, a
          "cuMemRangeGetAttributes over (ptr, bytes) with CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY (int), "
          "PREFERRED_LOCATION_TYPE (a CUmemLocationType) and _ID (int), LAST_PREFETCH_LOCATION_TYPE and _ID, written "
          "straight into the Placement's fields; the count is bytes, not an end address.") {
-  TEST_CASE("placementOf reports each range as advised and prefetched: none, read mostly on device 0 and sent to the host, on the host and sent to device 0, halves that differ, a host NUMA node") {
+  TEST_CASE("R1 R2 R3 R4 R5: placementOf reports each range as advised and prefetched: none, read mostly on device 0 and sent to the host, on the host and sent to device 0, halves that differ, a host NUMA node") {
     Lab lab;
     wbt::Stream s;
     const size_t bytes = (3u << 20) + 100;
     const CUmemLocation dev0 = wb::deviceLocation(lab.dev), host = wb::hostLocation();
-    Managed fresh(bytes), readMostly(bytes), onHost(bytes), halves(bytes);
+    Managed fresh(bytes), readMostly(bytes), onHost(bytes), halves(bytes), halfReadMostly(bytes);
     // The location is ignored for READ_MOSTLY (the reference), but driver 580 refused one of type INVALID.
     CU_CHECK(wb::memAdvise(readMostly.get(), bytes, CU_MEM_ADVISE_SET_READ_MOSTLY, dev0));
     CU_CHECK(wb::memAdvise(readMostly.get(), bytes, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, dev0));
@@ -289,6 +323,7 @@ EXERCISE("placement-of", "Where a managed range's advice and prefetches point, a
     CU_CHECK(wb::memAdvise(halves.get() + half, bytes - half, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, host));
     CU_CHECK(wb::memPrefetchAsync(halves.get(), half, dev0, 0, s.get()));
     CU_CHECK(wb::memPrefetchAsync(halves.get() + half, bytes - half, host, 0, s.get()));
+    CU_CHECK(wb::memAdvise(halfReadMostly.get(), half, CU_MEM_ADVISE_SET_READ_MOSTLY, dev0));
     s.sync();
     const long advised = advises(), prefetched = prefetches();
     checkPlacement("never advised nor prefetched", ex23::placementOf(fresh.get(), bytes), kInvalid, kInvalid, false);
@@ -298,6 +333,9 @@ EXERCISE("placement-of", "Where a managed range's advice and prefetches point, a
                    false);
     checkPlacement("halves preferring and sent to different places", ex23::placementOf(halves.get(), bytes), kInvalid,
                    kInvalid, false);
+    // READ_MOSTLY is 1 only where every page of the range is read mostly (the reference).
+    checkPlacement("the first half read mostly, the second not", ex23::placementOf(halfReadMostly.get(), bytes),
+                   kInvalid, kInvalid, false);
     CHECK_MESSAGE(advises() == advised, "placementOf gave advice: it only asks");
     CHECK_MESSAGE(prefetches() == prefetched, "placementOf prefetched: it only asks");
 #if CUDA_VERSION >= 12020
@@ -324,7 +362,7 @@ EXERCISE("placement-of", "Where a managed range's advice and prefetches point, a
 #endif
   }
 
-  TEST_CASE("placementOf names device 1 for a range that prefers and was sent to device 1") {
+  TEST_CASE("R2 R3: placementOf names device 1 for a range that prefers and was sent to device 1") {
     wbx::needDevices(2);
     Lab lab;
     const CUdevice dev1 = wbt::device(1);
@@ -338,6 +376,14 @@ EXERCISE("placement-of", "Where a managed range's advice and prefetches point, a
     s.sync();
     checkPlacement("preferring and sent to device 1", ex23::placementOf(m.get(), m.size()), one, one, false);
   }
+
+  TEST_CASE("R6: a range query the driver fails is thrown") {
+    Lab lab;
+    Managed m(1u << 20);
+    const Failed f = withFailing("cuMemRangeGetAttribute", 1, [&] { ex23::placementOf(m.get(), m.size()); });
+    CHECK_MESSAGE(f.fired, "placementOf called neither cuMemRangeGetAttribute nor cuMemRangeGetAttributes");
+    CHECK_MESSAGE(f.threw, "placementOf did not throw when the range query failed");
+  }
 }
 
 EXERCISE("hand-over", "Scratch buffers handed to another processor in one call, without copying stale data",
@@ -345,7 +391,7 @@ EXERCISE("hand-over", "Scratch buffers handed to another processor in one call, 
          "CU_CHECK(cuMemDiscardAndPrefetchBatchAsync(ptrs, sizes, count, &to, &from, 1, 0, stream)). One call for "
          "all ranges, in stream, and no synchronisation.") {
 #if CUDA_VERSION >= 13000
-  TEST_CASE("handOver makes one discard-and-prefetch call into its stream, does not wait, and sends every range to device 0, then to the host") {
+  TEST_CASE("R1 R2 R4: handOver makes one discard-and-prefetch call into its stream, does not wait, and sends every range to device 0, then to the host") {
     Lab lab;
     wbt::Stream s;
     Managed a(1u << 20), b(2u << 20), c(64u << 10);
@@ -358,9 +404,21 @@ EXERCISE("hand-over", "Scratch buffers handed to another processor in one call, 
       INFO("handed to " << handedTo);
       const long batches = wbx::calls("cuMemDiscardAndPrefetchBatchAsync"), all = prefetches(), waited = waits();
       gBatchStream = kNoStream;
-      ex23::handOver(ranges, to, s.get());
+      gBatchForm = BatchForm{};
+      wb::Gate::Outcome seen = wb::Gate::TimedOut;
+      {
+        wb::Gate gate(lab.k.gate, s.get(), 2.0);  // a learner who waits for the stream waits 2 s at most
+        ex23::handOver(ranges, to, s.get());
+        seen = gate.outcome();
+        gate.open();
+      }
+      CHECK_MESSAGE(seen == wb::Gate::Waiting, "handOver waited for the stream: only enqueue the batch");
       CHECK_MESSAGE(wbx::calls("cuMemDiscardAndPrefetchBatchAsync") - batches == 1,
                     "not one cuMemDiscardAndPrefetchBatchAsync call for all the ranges");
+      CHECK_MESSAGE(gBatchForm.count == ranges.size(), "the batch's count is not the number of ranges");
+      CHECK_MESSAGE(gBatchForm.locations == 1, "not one location (numPrefetchLocs 1) for the whole batch");
+      CHECK_MESSAGE(gBatchForm.firstFrom == 0, "the location does not apply from operation 0 (prefetchLocIdxs {0})");
+      CHECK_MESSAGE(gBatchForm.flags == 0, "the batch's flags are not 0");
       CHECK_MESSAGE(prefetches() - all == 1, "other prefetch or discard calls besides the one batch");
       CHECK_MESSAGE(waits() == waited, "handOver synchronised: the next stage's work in stream is ordered anyway");
       CHECK_MESSAGE(gBatchStream == s.get(), "the batch did not go into stream");
@@ -377,12 +435,17 @@ EXERCISE("hand-over", "Scratch buffers handed to another processor in one call, 
     CHECK_MESSAGE(wbx::contextStack() == stackBefore, "the context stack changed");
   }
 
-  TEST_CASE("with no ranges handOver makes no call and throws nothing; when the batch call fails it throws") {
+  TEST_CASE("R3: with no ranges handOver makes no call and throws nothing") {
     Lab lab;
     wbt::Stream s;
     const long all = prefetches();
     ex23::handOver({}, wb::deviceLocation(lab.dev), s.get());  // an exception here fails the case
     CHECK_MESSAGE(prefetches() == all, "a call was made for an empty list");
+  }
+
+  TEST_CASE("R6: when the batch call fails handOver throws") {
+    Lab lab;
+    wbt::Stream s;
     Managed a(1u << 20);
     const Failed f = withFailing("cuMemDiscardAndPrefetchBatchAsync", 1,
                                  [&] { ex23::handOver({{a.get(), a.size()}}, wb::deviceLocation(lab.dev), s.get()); });
@@ -391,7 +454,7 @@ EXERCISE("hand-over", "Scratch buffers handed to another processor in one call, 
     CHECK_MESSAGE(f.threw, "handOver did not throw when the batch call failed");
   }
 
-  TEST_CASE("handed to device 1 while device 0's context is current, every range is sent to device 1") {
+  TEST_CASE("R1: handed to device 1 while device 0's context is current, every range is sent to device 1") {
     wbx::needDevices(2);
     Lab lab;
     const CUdevice dev1 = wbt::device(1);
@@ -405,7 +468,7 @@ EXERCISE("hand-over", "Scratch buffers handed to another processor in one call, 
     CHECK_MESSAGE(lastPrefetch(b.get(), b.size()) == dev1, "the second range was not sent to device 1");
   }
 #else
-  TEST_CASE("handOver needs CUDA 13.0's batch calls") {
+  TEST_CASE("R1 R2 R3 R4 R6: handOver needs CUDA 13.0's batch calls") {
     ex23::handOver({}, wb::hostLocation(), nullptr);  // says "not done" until it is written
     wbt::skipCase("CUDA " + std::to_string(CUDA_VERSION) + " has no cuMemDiscardAndPrefetchBatchAsync: not checked here");
   }

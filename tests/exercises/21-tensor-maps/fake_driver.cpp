@@ -4,6 +4,7 @@
 //   "driver <version>"          a driver of that CUDA version (12040: 12.4); from 12000 on its
 //                               cuGetProcAddress_v2 gives a fake cuTensorMapEncodeTiled
 //   "driver <version> without"  the same, without cuTensorMapEncodeTiled (CUDA_SUCCESS, no pointer)
+//   "driver <version> failing"  the same, but cuDriverGetVersion answers CUDA_ERROR_UNKNOWN
 //   "stub"                      the toolkit's stub: every call answers CUDA_ERROR_STUB_LIBRARY
 // Its cuGetProcAddress_v2 answers as the reference documents: CUDA_ERROR_INVALID_VALUE for a
 // version newer than the driver, CUDA_SUCCESS with no pointer and a status otherwise. The fake
@@ -17,7 +18,7 @@
 namespace {
 
 struct Mode {
-  bool stub = false, without = false;
+  bool stub = false, without = false, failing = false;
   int version = 12040;
 };
 
@@ -29,6 +30,7 @@ Mode mode() {
   if (std::strncmp(text, "driver ", 7) == 0) {
     m.version = std::atoi(text + 7);
     m.without = std::strstr(text, "without") != nullptr;
+    m.failing = std::strstr(text, "failing") != nullptr;
   }
   return m;
 }
@@ -51,6 +53,7 @@ extern "C" {
 __attribute__((visibility("default"))) CUresult CUDAAPI cuDriverGetVersion(int* driverVersion) {
   const Mode m = mode();
   if (m.stub) return CUDA_ERROR_STUB_LIBRARY;
+  if (m.failing) return CUDA_ERROR_UNKNOWN;  // and no version written
   if (!driverVersion) return CUDA_ERROR_INVALID_VALUE;
   *driverVersion = m.version;
   return CUDA_SUCCESS;

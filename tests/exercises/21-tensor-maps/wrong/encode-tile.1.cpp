@@ -1,4 +1,4 @@
-// Wrong: lists the dimensions as C declares the array, rows first
+// Wrong (R2): lists the dimensions as C declares the array, rows first
 //
 // A row-major float m[rows][cols] reads "rows, cols"; the reference lists the innermost dimension
 // first. `r.dims == {cols, rows}` fails, and the TMA box comes from the wrong place.

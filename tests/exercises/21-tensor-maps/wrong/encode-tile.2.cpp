@@ -1,4 +1,4 @@
-// Wrong: gives the row stride in elements, not bytes
+// Wrong (R2): gives the row stride in elements, not bytes
 //
 // Strides are in elements in most array libraries; globalStrides are in bytes. `r.strides ==
 // {rowPitchBytes}` fails (and 208 floats, 832 bytes, becomes 208, which is no multiple of 16).

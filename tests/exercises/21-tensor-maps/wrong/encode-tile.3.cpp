@@ -1,4 +1,4 @@
-// Wrong: passes one stride per dimension, the innermost (the element's size) first
+// Wrong (R2): passes one stride per dimension, the innermost (the element's size) first
 //
 // As NumPy's strides: {element size, row pitch}. The reference takes rank - 1 strides, the first
 // from one row to the next, so the driver reads the element size as the row pitch. `r.strides ==

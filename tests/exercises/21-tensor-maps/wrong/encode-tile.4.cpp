@@ -1,4 +1,4 @@
-// Wrong: gives the box as tile rows, then columns
+// Wrong (R2): gives the box as tile rows, then columns
 //
 // The dimensions were put innermost first, the box was not. `r.box == {tileCols, tileRows}` fails.
 #include "exercises.hpp"

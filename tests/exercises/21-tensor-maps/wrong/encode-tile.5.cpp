@@ -1,4 +1,4 @@
-// Wrong: asks for the NaN fill outside the matrix
+// Wrong (R3): asks for the NaN fill outside the matrix
 //
 // "NaN makes mistakes visible": the task asks for zeros outside the matrix (an out-of-bounds
 // element that adds nothing), and NaN is refused for integer types. `r.fill == FILL_NONE` fails.

@@ -1,4 +1,4 @@
-// Wrong: always encodes FLOAT32, whatever the matrix's type
+// Wrong (R2): always encodes FLOAT32, whatever the matrix's type
 //
 // Written for the float case first. For the FLOAT16 and UINT8 matrices `r.type == c.m.type` fails.
 #include "exercises.hpp"

@@ -1,4 +1,4 @@
-// Wrong: calls the linked driver's cuTensorMapEncodeTiled instead of the encode it was given
+// Wrong (R1): calls the linked driver's cuTensorMapEncodeTiled instead of the encode it was given
 //
 // It compiles where the toolkit's cuda.h is, and links where libcuda is: exactly what exercise 1
 // avoids. The check's encoder is never called: `r.calls == 1` fails.

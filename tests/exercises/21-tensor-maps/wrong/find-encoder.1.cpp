@@ -1,4 +1,4 @@
-// Wrong: asks cuGetProcAddress_v2 at CUDA_VERSION, the toolkit's version, instead of 12000
+// Wrong (R5): asks cuGetProcAddress_v2 at CUDA_VERSION, the toolkit's version, instead of 12000
 //
 // "Ask for the newest": on a driver older than the toolkit, the reference's answer to a version
 // newer than the driver is CUDA_ERROR_INVALID_VALUE, so the 12.4 driver gives nothing to a program

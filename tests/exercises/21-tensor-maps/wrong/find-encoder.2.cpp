@@ -1,4 +1,4 @@
-// Wrong: trusts CUDA_SUCCESS alone, and returns the pointer without looking at the status
+// Wrong (R6): trusts CUDA_SUCCESS alone, and returns the pointer without looking at the status
 //
 // The call "succeeded", so the pointer must be good: the reference answers CUDA_SUCCESS with no
 // pointer for a function the driver lacks. For the fake 13.0 driver without the encoder it returns

@@ -1,4 +1,4 @@
-// Wrong: skips cuDriverGetVersion and asks cuGetProcAddress_v2 straight away
+// Wrong (R4): skips cuDriverGetVersion and asks cuGetProcAddress_v2 straight away
 //
 // "cuGetProcAddress says everything": it says neither that the library is the toolkit's stub nor
 // that the driver predates tensor maps, only an error code, so the user cannot tell what to do.

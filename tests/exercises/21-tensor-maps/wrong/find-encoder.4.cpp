@@ -1,4 +1,4 @@
-// Wrong: closes the library before returning the function it found in it
+// Wrong (R8): closes the library before returning the function it found in it
 //
 // "Close what you open": the pointer then points into a library that is gone (the fake driver has
 // no other reference). `REQUIRE(fake.loaded())` fails before the check calls the pointer.

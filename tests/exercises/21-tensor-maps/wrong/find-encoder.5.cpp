@@ -1,4 +1,4 @@
-// Wrong: throws without closing the library it opened
+// Wrong (R9): throws without closing the library it opened
 //
 // "The process is about to report an error anyway": a library that calls this once per request
 // keeps one more copy of a useless driver open each time. `CHECK_FALSE(fake.loaded())` fails for

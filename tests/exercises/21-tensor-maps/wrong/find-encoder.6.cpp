@@ -1,4 +1,4 @@
-// Wrong: takes cuTensorMapEncodeTiled with dlsym by its name instead of cuGetProcAddress_v2
+// Wrong (R7): takes cuTensorMapEncodeTiled with dlsym by its name instead of cuGetProcAddress_v2
 //
 // dlsym finds what the library exports under that name, which for a function with several
 // signatures is not the one of a version (lesson 12), and nothing at all in a driver that exports

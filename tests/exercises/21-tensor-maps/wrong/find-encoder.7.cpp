@@ -1,4 +1,4 @@
-// Wrong: opens "libcuda.so.1", the loader's choice, whatever path it was given
+// Wrong (R1): opens "libcuda.so.1", the loader's choice, whatever path it was given
 //
 // "libcuda.so.1 is the driver": the caller named a driver (a container's, a compat package's) and
 // gets another. For the 12.4 fake the pointer lies in the machine's libcuda, not in the copy:

@@ -1,4 +1,4 @@
-// Wrong: checks that the pitch is a multiple of 16 elements, not 16 bytes
+// Wrong (R3): checks that the pitch is a multiple of 16 elements, not 16 bytes
 //
 // The rule reads "a multiple of 16", and a pitch is often counted in elements. A pitch of 816 bytes
 // (204 floats) is allowed and this refuses it: the case "a pitch of 816 bytes" fails.

@@ -1,4 +1,4 @@
-// Wrong: allows tiles of at most 255 rows and columns
+// Wrong (R4): allows tiles of at most 255 rows and columns
 //
 // "Less than 256": the reference says less than or equal to 256. The case "256 tile rows" fails.
 #include "exercises.hpp"

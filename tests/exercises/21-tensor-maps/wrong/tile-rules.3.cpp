@@ -1,4 +1,4 @@
-// Wrong: checks that the tile's columns are a multiple of 16, not its bytes
+// Wrong (R5): checks that the tile's columns are a multiple of 16, not its bytes
 //
 // Counting elements, not bytes: 4 floats (16 bytes) are allowed and this refuses them. The case
 // "4 float columns (16 bytes)" fails.

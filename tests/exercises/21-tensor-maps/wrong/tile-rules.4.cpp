@@ -1,4 +1,4 @@
-// Wrong: refuses a swizzled box as wide as the span, not only wider
+// Wrong (R6): refuses a swizzled box as wide as the span, not only wider
 //
 // "Less than the span" where the reference says less than or equal. The case "SWIZZLE_128B, 32
 // floats (128 bytes)" fails.

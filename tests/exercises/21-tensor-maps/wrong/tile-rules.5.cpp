@@ -1,4 +1,4 @@
-// Wrong: allows the NaN fill for every type
+// Wrong (R7): allows the NaN fill for every type
 //
 // NaN is a float's, and the reference allows the fill for floating-point types only. The cases
 // "NaN fill, INT32" and "NaN fill, UINT8" fail.

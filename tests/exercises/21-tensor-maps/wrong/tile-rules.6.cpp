@@ -1,4 +1,4 @@
-// Wrong: asks for a 32-byte aligned base
+// Wrong (R1): asks for a 32-byte aligned base
 //
 // 32 is what INTERLEAVE_32B asks; without interleave the reference asks 16. The case "base + 16"
 // fails.

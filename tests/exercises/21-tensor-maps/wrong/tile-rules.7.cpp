@@ -1,4 +1,4 @@
-// Wrong: allows fewer than 2^32 rows and columns, refusing exactly 2^32
+// Wrong (R2): allows fewer than 2^32 rows and columns, refusing exactly 2^32
 //
 // "Fits in 32 bits": the reference allows up to and including 2^32. The case "2^32 rows" fails.
 #include "exercises.hpp"

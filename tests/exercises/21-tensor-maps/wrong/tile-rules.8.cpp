@@ -1,4 +1,4 @@
-// Wrong: gives BFLOAT16 elements 4 bytes
+// Wrong (R5): gives BFLOAT16 elements 4 bytes
 //
 // A switch that lists FLOAT16 among the 2-byte types and forgets BFLOAT16, which then falls to 4
 // bytes. The case "BFLOAT16, 12 columns (24 bytes)" fails (48 bytes pass).

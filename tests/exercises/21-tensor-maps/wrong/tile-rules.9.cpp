@@ -1,4 +1,4 @@
-// Wrong: checks the box's inner bytes before the box's size
+// Wrong (R8): checks the box's inner bytes before the box's size
 //
 // The rules in another order than the task's: for 257 float columns (1028 bytes, no multiple of
 // 16) it answers BoxInnerBytes where BoxRange comes first. The case "257 tile columns" fails.

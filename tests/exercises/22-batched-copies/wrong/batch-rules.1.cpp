@@ -1,4 +1,4 @@
-// Wrong: takes equal neighbouring indices as increasing (< where <= belongs)
+// Wrong (R4): takes equal neighbouring indices as increasing (< where <= belongs)
 //
 // "Each entry must be greater than the previous": the comparison written the way it reads, as
 // `next < previous` for a fault, lets {0, 3, 3} through. Two entries that start at the same copy

@@ -1,4 +1,4 @@
-// Wrong: lets the last index be count (> where >= belongs)
+// Wrong (R5): lets the last index be count (> where >= belongs)
 //
 // "The last entry should be less than count" turned around by one: an index of count names a copy
 // past the end. The check's `last index == count` case expects IndexPastLastCopy.

@@ -1,4 +1,4 @@
-// Wrong: takes only 0 (CU_MEMCPY_SRC_ACCESS_ORDER_INVALID) as an invalid srcAccessOrder
+// Wrong (R6): takes only 0 (CU_MEMCPY_SRC_ACCESS_ORDER_INVALID) as an invalid srcAccessOrder
 //
 // The zeroed struct is the mistake everyone knows, so the check looks for it alone; but 4, or
 // CU_MEMCPY_SRC_ACCESS_ORDER_MAX (0x7FFFFFFF), is no order either. The check's orders 4 and

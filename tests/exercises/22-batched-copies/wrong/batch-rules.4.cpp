@@ -1,4 +1,4 @@
-// Wrong: takes anything up to ANY (3) as valid, 0 included
+// Wrong (R6): takes anything up to ANY (3) as valid, 0 included
 //
 // `order > CU_MEMCPY_SRC_ACCESS_ORDER_ANY` catches every value past the enum, and misses the one
 // at its start: 0, INVALID, what a zeroed CUmemcpyAttributes holds. The check's order-0 cases

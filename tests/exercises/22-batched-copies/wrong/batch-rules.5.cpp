@@ -1,4 +1,4 @@
-// Wrong: reports the first copy an invalid attribute applies to, not the entry's position
+// Wrong (R7): reports the first copy an invalid attribute applies to, not the entry's position
 //
 // 12.8's failIdx named a copy, so "where" reads as a copy index here too: for an invalid
 // srcAccessOrder at entry k this returns attrsIdxs[k]. The task asks for k; `got.at == want.at`

@@ -1,4 +1,4 @@
-// Wrong: checks the access orders first, then the indices
+// Wrong (R8): checks the access orders first, then the indices
 //
 // Each rule on its own is right, and a batch that breaks one rule gets the right answer; a batch
 // that breaks an index rule and an order rule gets InvalidAccessOrder where the task's order says

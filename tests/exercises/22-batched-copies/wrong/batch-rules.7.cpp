@@ -1,4 +1,4 @@
-// Wrong: counts an entry per copy as too many (>= where > belongs)
+// Wrong (R2): counts an entry per copy as too many (>= where > belongs)
 //
 // "numAttrs must be lesser than or equal to count": one set of attributes per copy is allowed, and
 // common (a batch whose every copy has its own). With `n >= count` a batch of one copy and one

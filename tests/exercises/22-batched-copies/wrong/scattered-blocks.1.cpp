@@ -1,4 +1,4 @@
-// Wrong: batches on every stream, the legacy NULL stream and a capturing stream included
+// Wrong (R5 R6): batches on every stream, the legacy NULL stream and a capturing stream included
 //
 // "One call for all the copies" read as the whole answer: the stream a library is handed is the
 // caller's, and the caller's is often the legacy default stream, which cuMemcpyBatchAsync refuses

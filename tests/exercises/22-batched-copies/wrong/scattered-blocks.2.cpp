@@ -1,4 +1,4 @@
-// Wrong: treats only NULL as the legacy stream, and batches on CU_STREAM_LEGACY
+// Wrong (R5): treats only NULL as the legacy stream, and batches on CU_STREAM_LEGACY
 //
 // `stream == nullptr` looks like the whole test for "the default stream", but CU_STREAM_LEGACY is
 // the same legacy stream by another handle (lesson 09), and the batch is refused there too: the

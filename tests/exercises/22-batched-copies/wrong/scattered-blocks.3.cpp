@@ -1,4 +1,4 @@
-// Wrong: leaves the attributes zeroed, so srcAccessOrder is CU_MEMCPY_SRC_ACCESS_ORDER_INVALID
+// Wrong (R3): leaves the attributes zeroed, so srcAccessOrder is CU_MEMCPY_SRC_ACCESS_ORDER_INVALID
 //
 // `CUmemcpyAttributes attrs{}` looks like "the defaults", as it is for many CUDA structs; but 0 is
 // the invalid order, and the reference: each copy needs a valid srcAccessOrder, "otherwise the API

@@ -1,4 +1,4 @@
-// Wrong: reads the sources during the call (CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL)
+// Wrong (R3): reads the sources during the call (CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL)
 //
 // "The sources are ready when I call, and then the caller can reuse them at once": but a source
 // may still be produced by work queued earlier in the stream, which the driver would not wait for.

@@ -1,4 +1,4 @@
-// Wrong: keeps the copies of 0 bytes in the batch
+// Wrong (R4): keeps the copies of 0 bytes in the batch
 //
 // "A copy of nothing is harmless", as it is for cuMemcpyAsync. The task leaves them out (a batch
 // entry of 0 bytes may be refused, and a list of them alone must make no call): the check sees a

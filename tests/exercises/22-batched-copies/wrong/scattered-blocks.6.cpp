@@ -1,4 +1,4 @@
-// Wrong: falls back for the legacy stream only, and batches into a capturing stream
+// Wrong (R6): falls back for the legacy stream only, and batches into a capturing stream
 //
 // The legacy stream is what the reference names; that a capture refuses the batch it does not say,
 // and a library tested outside graphs never meets it (RAPIDS rmm met it when its copies moved to

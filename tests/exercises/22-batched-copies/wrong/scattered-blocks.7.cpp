@@ -1,4 +1,4 @@
-// Wrong: one cuMemcpyBatchAsync per copy
+// Wrong (R2): one cuMemcpyBatchAsync per copy
 //
 // Each call is a batch, so this looks like batching; but it pays the per-call cost the batch exists
 // to save, once per copy. The check sees three batches of one copy (`seen().batches.size() == 1`).

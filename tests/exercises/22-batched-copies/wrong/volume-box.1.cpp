@@ -1,4 +1,4 @@
-// Wrong: gives the source the box's row length, as if the volume were packed like the box
+// Wrong (R1): gives the source the box's row length, as if the volume were packed like the box
 //
 // rowLength "in elements" read as the width of the copy: the driver then takes each next row right
 // after the last one copied, not a volume's row further on. Every box narrower than the volume

@@ -1,4 +1,4 @@
-// Wrong: leaves the source's layerHeight 0
+// Wrong (R1): leaves the source's layerHeight 0
 //
 // The rows are right (rowLength is set), and 0 "means tightly packed", which sounds harmless; but
 // tightly packed layers are box.height rows apart, not the volume's height: every box of more than

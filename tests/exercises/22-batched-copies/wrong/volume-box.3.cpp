@@ -1,4 +1,4 @@
-// Wrong: finds the box's first byte with the box's sizes instead of the volume's
+// Wrong (R1): finds the box's first byte with the box's sizes instead of the volume's
 //
 // (z * height + y) * width + x is right, with the wrong height and width: those of the box being
 // copied. Every box not at (0, 0, 0) starts in the wrong place (`std::equal(want..., got...)`).

@@ -1,4 +1,4 @@
-// Wrong: refuses a box that reaches the volume's far edge (< where <= belongs)
+// Wrong (R1): refuses a box that reaches the volume's far edge (< where <= belongs)
 //
 // "Strictly inside" written for the end as well as the start: a box whose last byte is the
 // volume's last byte, the whole volume among them, throws std::invalid_argument. The check's

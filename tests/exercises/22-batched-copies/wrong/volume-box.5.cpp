@@ -1,4 +1,4 @@
-// Wrong: checks the bounds with a sum that can wrap around
+// Wrong (R4): checks the bounds with a sum that can wrap around
 //
 // `at + extent <= size` is the bound as one writes it, and right for every size a real volume has;
 // but an offset near SIZE_MAX plus a small extent wraps to a small number and passes, and the call

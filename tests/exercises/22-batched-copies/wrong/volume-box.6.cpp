@@ -1,4 +1,4 @@
-// Wrong: hands a box of 0 bytes to the driver
+// Wrong (R5): hands a box of 0 bytes to the driver
 //
 // "Nothing to copy is nothing to do" is true of cuMemcpyAsync with 0 bytes; a 3D operation's
 // extents "must not be 0" (the reference), and the call is refused: copyBox throws where the task

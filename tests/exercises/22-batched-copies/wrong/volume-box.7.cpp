@@ -1,4 +1,4 @@
-// Wrong: reads the volume during the call (CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL)
+// Wrong (R2): reads the volume during the call (CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL)
 //
 // "The volume is ready when I call": but earlier work in the stream may still be producing it, and
 // the task asks for stream order. The check sees the operation's srcAccessOrder (`op.order ==

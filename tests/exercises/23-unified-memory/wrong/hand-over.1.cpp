@@ -1,4 +1,4 @@
-// Wrong: one discard-and-prefetch call per range
+// Wrong (R1): one discard-and-prefetch call per range
 //
 // "A batch of one is still a batch": it is, but each call is a separate trip into the driver and a
 // separate operation in the stream, which is what the batch call exists to save; the task asks for one

@@ -1,4 +1,4 @@
-// Wrong: prefetches the ranges in a batch but never discards them
+// Wrong (R1): prefetches the ranges in a batch but never discards them
 //
 // "Discarding sounds dangerous; a prefetch is enough": the prefetch then carries the stale contents
 // across the link for nothing, which is the cost the task is about. No cuMemDiscardAndPrefetchBatchAsync

@@ -1,4 +1,4 @@
-// Wrong: makes the batch call for an empty list too
+// Wrong (R3): makes the batch call for an empty list too
 //
 // "The driver can handle a count of 0": whether it refuses it or not, a call that has nothing to do
 // still costs a trip into the driver, and the task says an empty list makes no call. The check's "a call

@@ -1,4 +1,4 @@
-// Wrong: makes the batch call in the NULL stream
+// Wrong (R2): makes the batch call in the NULL stream
 //
 // "The next stage synchronises anyway": the batch calls refuse the legacy NULL stream, and the next
 // stage's work is in stream, not ordered with it. The call fails and handOver throws on the first hand

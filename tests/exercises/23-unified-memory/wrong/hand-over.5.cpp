@@ -1,4 +1,4 @@
-// Wrong: waits for the stream after the hand-over
+// Wrong (R4): waits for the stream after the hand-over
 //
 // "The next stage must find the pages in place": stream order already puts the hand-over before the
 // next stage's work in stream, and the host had other work to do. The check counts the wait: "handOver

@@ -1,4 +1,4 @@
-// Wrong: discards the ranges but never prefetches them to `to`
+// Wrong (R1): discards the ranges but never prefetches them to `to`
 //
 // "Discarding frees the pages; the next stage's writes will place them": they will, one fault at a
 // time, which is what handing them over was to spare. The ranges' LAST_PREFETCH_LOCATION stays

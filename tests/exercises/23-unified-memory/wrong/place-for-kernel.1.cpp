@@ -1,4 +1,4 @@
-// Wrong: prefetches in the NULL stream instead of the caller's stream
+// Wrong (R3): prefetches in the NULL stream instead of the caller's stream
 //
 // "The prefetch only has to happen before the kernel; the default stream will do." The NULL (legacy)
 // stream is not ordered with a non-blocking stream, so the caller's kernel may start before the pages

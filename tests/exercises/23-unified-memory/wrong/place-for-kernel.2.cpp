@@ -1,4 +1,4 @@
-// Wrong: waits for the stream after the prefetch, to be sure the pages are there
+// Wrong (R5): waits for the stream after the prefetch, to be sure the pages are there
 //
 // "A kernel must not start on pages that are still moving": stream order already guarantees that, and
 // the library's caller wanted the host free. With the gate holding the stream this waits out the gate's

@@ -1,4 +1,4 @@
-// Wrong: places the range on the current context's device instead of dev
+// Wrong (R4): places the range on the current context's device instead of dev
 //
 // "The kernel runs where my context is": the caller named dev, and a multi-GPU library is often called
 // with another device's context current. With device 0's context current and dev = 1, the check's

@@ -1,4 +1,4 @@
-// Wrong: passes the number of 4-byte words where the calls take bytes
+// Wrong (R2 R3): passes the number of 4-byte words where the calls take bytes
 //
 // "The buffer holds bytes / 4 floats": cuMemAdvise and cuMemPrefetchAsync count bytes, so only the
 // first quarter is advised and moved, and the kernel faults the rest over. The whole range's

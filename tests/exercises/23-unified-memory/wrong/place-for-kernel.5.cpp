@@ -1,4 +1,4 @@
-// Wrong: never asks whether dev has concurrent managed access
+// Wrong (R1): never asks whether dev has concurrent managed access
 //
 // "Every GPU we ship on is a Hopper": on Windows, WSL, Tegra and some virtual machines the attribute is 0
 // and the reference allows neither a device preference nor a prefetch to it. With the attribute made 0,

@@ -1,4 +1,4 @@
-// Wrong: prefetches but gives no advice
+// Wrong (R2): prefetches but gives no advice
 //
 // "The prefetch puts the pages there; advice is optional": it is, for speed, but the task asks for the
 // preference too, so that pages the host touches in between go back to dev on the next fault rather

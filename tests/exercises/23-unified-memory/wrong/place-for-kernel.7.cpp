@@ -1,4 +1,4 @@
-// Wrong: ignores what the prefetch returns
+// Wrong (R7): ignores what the prefetch returns
 //
 // "A prefetch is only a hint, so its error does not matter": an error there is a wrong pointer, size or
 // stream, and it is also the sticky error of a failed kernel that the caller must hear about. With the

@@ -1,4 +1,4 @@
-// Wrong: asks about the first page only, not the whole range
+// Wrong (R4): asks about the first page only, not the whole range
 //
 // "The attributes are the same for every page of an allocation": they are per page, and advice or a
 // prefetch may cover part of a range. For the range whose halves differ the first page answers device 0

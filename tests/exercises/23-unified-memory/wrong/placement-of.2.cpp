@@ -1,4 +1,4 @@
-// Wrong: converts the old int attributes as if every value were a device ordinal
+// Wrong (R2 R3): converts the old int attributes as if every value were a device ordinal
 //
 // Code ported from before CUDA 12.2 reads PREFERRED_LOCATION and LAST_PREFETCH_LOCATION and makes a
 // device location of each, handling CU_DEVICE_INVALID but forgetting that CU_DEVICE_CPU (-1) is the

@@ -1,4 +1,4 @@
-// Wrong: reads the preferred location's attributes into lastPrefetch and the other way round
+// Wrong (R2): reads the preferred location's attributes into lastPrefetch and the other way round
 //
 // Two lists of four attributes kept in step by hand, one pair swapped. For the range that prefers
 // device 0 and was prefetched to the host the two come back exchanged: `is(got.preferred, dev0)` fails.

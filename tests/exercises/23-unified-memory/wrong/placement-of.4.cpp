@@ -1,4 +1,4 @@
-// Wrong: passes the range's end address where the call takes its length
+// Wrong (R4): passes the range's end address where the call takes its length
 //
 // "Start and end, like an iterator pair": cuMemRangeGetAttributes takes devPtr and a count of bytes.
 // ptr + bytes as the count names a range far past the allocation, which is not managed memory: the call

@@ -1,0 +1,65 @@
+// Wrong (R7): takes only FLOAT16, FLOAT32, FLOAT64 and BFLOAT16 for floating-point types
+//
+// The four types with "FLOAT" in their names and a C++ counterpart; FLOAT32_FTZ, TFLOAT32 and
+// TFLOAT32_FTZ are floating-point too, and take the NaN fill. In "R7: every type: the NaN fill ...",
+// `answer == P::None` fails for those three.
+#include "exercises.hpp"
+
+namespace ex21 {
+
+namespace {
+
+uint64_t elementSize(CUtensorMapDataType type) {
+  switch (type) {
+    case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 1;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT16:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 2;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT64:
+    case CU_TENSOR_MAP_DATA_TYPE_INT64:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return 8;
+    default: return 4;  // UINT32, INT32, FLOAT32, FLOAT32_FTZ, TFLOAT32, TFLOAT32_FTZ
+  }
+}
+
+bool floatingPoint(CUtensorMapDataType type) {
+  switch (type) {
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
+    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16:
+      return true;
+    default: return false;
+  }
+}
+
+uint64_t swizzleSpan(CUtensorMapSwizzle swizzle) {
+  switch (swizzle) {
+    case CU_TENSOR_MAP_SWIZZLE_32B: return 32;
+    case CU_TENSOR_MAP_SWIZZLE_64B: return 64;
+    case CU_TENSOR_MAP_SWIZZLE_128B: return 128;
+    default: return 0;  // no swizzle: no span
+  }
+}
+
+bool inRange(uint64_t v, uint64_t most) { return v >= 1 && v <= most; }
+
+}  // namespace
+
+TileProblem tileProblem(const TileRequest& request) {
+  const MatrixView& m = request.matrix;
+  const uint64_t innerBytes = uint64_t{request.tileCols} * elementSize(m.type);
+  if (m.base % 16 != 0) return TileProblem::AddressAlignment;
+  if (!inRange(m.rows, 1ull << 32) || !inRange(m.cols, 1ull << 32)) return TileProblem::DimensionRange;
+  if (m.rowPitchBytes % 16 != 0) return TileProblem::PitchMultipleOf16;
+  if (m.rowPitchBytes >= (1ull << 40)) return TileProblem::PitchTooLarge;
+  if (!inRange(request.tileRows, 256) || !inRange(request.tileCols, 256)) return TileProblem::BoxRange;
+  if (innerBytes % 16 != 0) return TileProblem::BoxInnerBytes;
+  const uint64_t span = swizzleSpan(request.swizzle);
+  if (span && innerBytes > span) return TileProblem::SwizzleSpan;
+  if (request.fill == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA && !floatingPoint(m.type))
+    return TileProblem::NanFillNotFloat;
+  return TileProblem::None;
+}
+
+}  // namespace ex21

@@ -1,0 +1,50 @@
+// Wrong (R7): checks the result of the last cuMemcpyAsync only
+//
+// "Check once, after the loop": each call's result overwrites the one before, so a refused first
+// copy is forgotten when the second one is enqueued, and the caller believes both are on their way.
+// In "R7 R8: a refused batch, a refused first or second cuMemcpyAsync ...", with the first of the
+// two calls refused, `throws(...)` fails.
+#include "exercises.hpp"
+
+#include <stdexcept>
+
+namespace ex22 {
+
+namespace {
+
+// Whether stream takes a batch: not the legacy stream (under either name), not a capturing stream.
+bool takesBatch(CUstream stream) {
+  if (stream == nullptr || stream == CU_STREAM_LEGACY) return false;
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  CU_CHECK(cuStreamIsCapturing(stream, &status));
+  return status == CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+}  // namespace
+
+// The copies of more than 0 bytes go into one batch, all under one attribute entry (attrsIdxs {0})
+// that reads every source in stream order; where the stream takes no batch, one cuMemcpyAsync each,
+// in the list's order. Nothing is allocated, so nothing needs giving back.
+void copyBlocks(const std::vector<BlockCopy>& blocks, CUstream stream) {
+  std::vector<CUdeviceptr> dsts, srcs;
+  std::vector<size_t> sizes;
+  for (const BlockCopy& b : blocks)
+    if (b.bytes > 0) dsts.push_back(b.dst), srcs.push_back(b.src), sizes.push_back(b.bytes);
+  if (sizes.empty()) return;
+#if CUDA_VERSION >= 12080
+  if (takesBatch(stream)) {
+    CUmemcpyAttributes attrs{};
+    attrs.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+    size_t first = 0;
+    CU_CHECK(wb::memcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), sizes.size(), &attrs, &first, 1, stream));
+    return;
+  }
+#else
+  (void)takesBatch;  // CUDA 12.8 introduced the batch: every stream gets the copies one by one
+#endif
+  CUresult rc = CUDA_SUCCESS;
+  for (size_t i = 0; i < sizes.size(); ++i) rc = cuMemcpyAsync(dsts[i], srcs[i], sizes[i], stream);
+  CU_CHECK(rc);  // once, for the loop
+}
+
+}  // namespace ex22
