@@ -3,6 +3,7 @@
 // hide many mistakes (a UUID whose bytes all print alike, a short name, every device with concurrent
 // managed access, a handle equal to its ordinal), so each check also runs on devices of its own: while
 // a Fleet lives, the seven device calls lesson 01 teaches answer for the fleet instead of the machine.
+// Each case's name begins with the requirements it verifies.
 #include "check.hpp"
 #include "01-init/exercises.hpp"
 
@@ -322,7 +323,7 @@ EXERCISE("device-report", "A report of what a device is and can do",
          "CONCURRENT_MANAGED_ACCESS), each in CU_CHECK, all on the handle cuDeviceGet gave. CUuuid::bytes is char, "
          "signed on x86: print each byte as static_cast<unsigned char> with %02x, or 0x9c prints as ffffff9c and "
          "0x0a as a.") {
-  TEST_CASE("every field of every device's report is what the driver says; an ordinal past the last throws") {
+  TEST_CASE("R1 R2 R3 R4 R6: every field of every device's report is what the driver says; an ordinal past the last throws") {
     const int count = wbt::initDriver();
     for (int i = 0; i < count; ++i) compareReport(i, ex01::reportDevice(i));
     const CUresult pastLast = refusal(count), negative = refusal(-1);
@@ -330,7 +331,7 @@ EXERCISE("device-report", "A report of what a device is and can do",
     CHECK_MESSAGE(negative != CUDA_SUCCESS, "ordinal -1 must throw the refusal, not report garbage");
   }
 
-  TEST_CASE("the check's own devices: a long name, UUID bytes below 0x10 and from 0x80 up, managed memory with and without concurrent access") {
+  TEST_CASE("R1 R2 R3 R4 R5 R6: the check's own devices: a long name, UUID bytes below 0x10 and from 0x80 up, bus ids of their own, managed memory with and without concurrent access") {
     wbt::initDriver();
     Fleet fleet;
     for (int i = 0; i < kFleetSize; ++i) compareReport(i, ex01::reportDevice(i));
@@ -345,7 +346,7 @@ EXERCISE("eligible-devices", "The devices a build can run on",
          "(COMPUTE_CAPABILITY_MAJOR, _MINOR, CONCURRENT_MANAGED_ACCESS) and cuDeviceTotalMem. Compare the compute "
          "capability as a version: major first, the minor only when the majors are equal (9.0 meets 8.6; \"minor "
          ">= 6\" would reject it). Look at every device, and push the ordinal, not the handle.") {
-  TEST_CASE("on this machine: the list holds exactly the devices that meet each requirement") {
+  TEST_CASE("R1 R2 R3 R4: on this machine: the list holds exactly the devices that meet each requirement") {
     wbt::initDriver();
     const Facts first = factsOf(0);
     // Requirements built from device 0's own values, each of which some device meets or misses.
@@ -359,7 +360,7 @@ EXERCISE("eligible-devices", "The devices a build can run on",
     });
   }
 
-  TEST_CASE("on the check's own devices (8.6 without concurrent managed access, 12.0, 7.5 without managed memory): the same") {
+  TEST_CASE("R1 R2 R3 R4 R5: on the check's own devices (8.6 without concurrent managed access, 12.0, 7.5 without managed memory): the same") {
     wbt::initDriver();
     Fleet fleet;
     const size_t rtx = kFleet[0].memory;
@@ -399,7 +400,7 @@ EXERCISE("device-by-uuid", "Finding a GPU by its UUID from a library's first cal
     }
   }
 
-  TEST_CASE("in a fresh process it initialises the driver and finds every device by its UUID in either case") {
+  TEST_CASE("R1 R2 R3: in a fresh process it initialises the driver, gives -1 for a UUID no device has, and finds every device by its UUID in either case") {
     const wbx::ChildResult end = wbx::runInChild("child: ordinalOfUuid as the first call of a process", 60);
     INFO("the child's output:\n" << end.output);
     CHECK_FALSE(end.timedOut);
@@ -407,7 +408,7 @@ EXERCISE("device-by-uuid", "Finding a GPU by its UUID from a library's first cal
     CHECK(end.code == 0);
   }
 
-  TEST_CASE("on the check's own devices: every UUID in any case gives its ordinal, and a part of one gives -1") {
+  TEST_CASE("R2 R3 R4: on the check's own devices: every UUID in any case gives its ordinal, and a part of one, or more than one, gives -1") {
     wbt::initDriver();
     Fleet fleet;
     // The learner's function is called outside the assertions, so one still not done reports "not done".

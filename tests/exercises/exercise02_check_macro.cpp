@@ -1,6 +1,7 @@
 // The checks of lesson 02's exercises (lessons/02-check-macro/exercises.cpp). A failing call is a
 // real one (an ordinal past the last device); pending work comes from lesson 09's gate kernel, so
-// nothing sleeps and nothing waits past the gate's deadline.
+// nothing sleeps and nothing waits past the gate's deadline. Each case's name begins with the
+// requirements it verifies.
 #include "check.hpp"
 #include "gate.hpp"
 #include "02-check-macro/exercises.hpp"
@@ -41,7 +42,7 @@ EXERCISE("check-allowing", "A checking macro that names the call and the line, a
          "if (rc == CUDA_SUCCESS || rc == allowed) return rc; otherwise throw wb::DriverError(rc, call, file, line) "
          "(or call wb::throwDriverError). Do not write CU_CHECK(rc) inside checkAllowing: its report would name "
          "\"rc\" and your line, not the caller's call and line.") {
-  TEST_CASE("a call that succeeds gives CUDA_SUCCESS, and an allowed failure gives its own code back") {
+  TEST_CASE("R1 R2: a call that succeeds gives CUDA_SUCCESS, and an allowed failure gives its own code back") {
     const int count = wbt::initDriver();
     int seen = 0;
     CUdevice dev = 0;
@@ -51,7 +52,7 @@ EXERCISE("check-allowing", "A checking macro that names the call and the line, a
     CHECK_MESSAGE(allowed == CUDA_ERROR_INVALID_DEVICE, "the allowed code must come back as it is: the caller tells it from success");
   }
 
-  TEST_CASE("NOT_READY comes back while a stream is held, SUCCESS once it has run") {
+  TEST_CASE("R1 R2: NOT_READY comes back while a stream is held, SUCCESS once it has run") {
     Lab lab;
     Stream s;
     CUresult whileHeld = CUDA_SUCCESS, afterwards = CUDA_ERROR_UNKNOWN;
@@ -68,7 +69,7 @@ EXERCISE("check-allowing", "A checking macro that names the call and the line, a
     CHECK(afterwards == CUDA_SUCCESS);
   }
 
-  TEST_CASE("any other code throws wb::DriverError naming the call, the caller's file and the caller's line") {
+  TEST_CASE("R3 R4: any other code throws wb::DriverError naming the call, the caller's file and the caller's line") {
     const int count = wbt::initDriver();
     CUdevice dev = 0;
     bool threw = false;
@@ -88,6 +89,20 @@ EXERCISE("check-allowing", "A checking macro that names the call and the line, a
     CHECK(line == callLine);
     CHECK(what == checkedMessage(CUDA_ERROR_INVALID_DEVICE, "cuDeviceGet(&dev, count)", callLine));
   }
+
+  TEST_CASE("R3: a code that other calls allow is thrown where it is not the one allowed: NOT_READY, with INVALID_DEVICE allowed") {
+    wbt::initDriver();
+    bool threw = false;
+    CUresult code = CUDA_SUCCESS;
+    // The code a poll loop allows, handed to a call that allows another: as cuStreamQuery would answer.
+    try {
+      ex02::checkAllowing(CUDA_ERROR_NOT_READY, CUDA_ERROR_INVALID_DEVICE, "cuStreamQuery(stream)", __FILE__, __LINE__);
+    } catch (const wb::DriverError& e) {  // only the course's error: anything else goes to the reporter
+      threw = true, code = e.code();
+    }
+    CHECK_MESSAGE(threw, "CUDA_ERROR_NOT_READY was not the allowed code here, so it must throw");
+    CHECK(code == CUDA_ERROR_NOT_READY);
+  }
 }
 
 EXERCISE("guarded-entry", "A C entry point that returns the failing call's CUresult instead of throwing",
@@ -95,7 +110,7 @@ EXERCISE("guarded-entry", "A C entry point that returns the failing call's CUres
          "std::exception&) and catch (...): the most specific first, or every driver error becomes "
          "CUDA_ERROR_UNKNOWN. Write the message with std::snprintf(message, capacity, \"%s\", text), which "
          "cuts, terminates, and writes nothing when capacity is 0.") {
-  TEST_CASE("a failing checked call in the body comes back as its own CUresult, with CU_CHECK's whole message") {
+  TEST_CASE("R2: a failing checked call in the body comes back as its own CUresult, with CU_CHECK's whole message") {
     const int count = wbt::initDriver();
     CUdevice dev = 0;
     int line = 0;
@@ -107,7 +122,7 @@ EXERCISE("guarded-entry", "A C entry point that returns the failing call's CUres
     CHECK(got == checkedMessage(CUDA_ERROR_INVALID_DEVICE, "cuDeviceGet(&dev, count)", line));
   }
 
-  TEST_CASE("a message longer than the buffer is cut to capacity - 1 characters and a NUL, nothing written past it") {
+  TEST_CASE("R2 R5: a message longer than the buffer is cut to capacity - 1 characters and a NUL, nothing written past it; one byte holds the NUL alone") {
     const int count = wbt::initDriver();
     CUdevice dev = 0;
     int line = 0;
@@ -124,9 +139,16 @@ EXERCISE("guarded-entry", "A C entry point that returns the failing call's CUres
     REQUIRE_MESSAGE(terminated, "no NUL within capacity: a C caller would read past the buffer");
     const std::string whole = checkedMessage(CUDA_ERROR_INVALID_DEVICE, "cuDeviceGet(&dev, count)", line);
     CHECK(std::string(buffer) == whole.substr(0, capacity - 1));
+
+    char one[4];
+    std::memset(one, 'X', sizeof one);
+    const CUresult cut = ex02::callGuarded([] { throw std::runtime_error("no room for any of this"); }, one, 1);
+    CHECK(cut == CUDA_ERROR_UNKNOWN);
+    CHECK_MESSAGE(one[0] == '\0', "capacity 1 has room for the NUL alone, and it must be there");
+    CHECK_MESSAGE((one[1] == 'X' && one[2] == 'X' && one[3] == 'X'), "something was written past capacity 1");
   }
 
-  TEST_CASE("bad_alloc is OUT_OF_MEMORY, other exceptions UNKNOWN, success SUCCESS with an empty message; capacity 0 is left alone") {
+  TEST_CASE("R1 R3 R4 R5 R6: bad_alloc is OUT_OF_MEMORY, other exceptions UNKNOWN, success SUCCESS with an empty message; capacity 0 is left alone, after a failure and after a success") {
     wbt::initDriver();
     char message[256];
     std::memset(message, 'X', sizeof message);
@@ -159,5 +181,13 @@ EXERCISE("guarded-entry", "A C entry point that returns the failing call's CUres
     const CUresult nullBuffer =
         ex02::callGuarded([] { throw std::runtime_error("nowhere to write this"); }, nullptr, 0);
     CHECK(nullBuffer == CUDA_ERROR_UNKNOWN);
+
+    // A success has an empty message to write: with capacity 0 there is no room for its NUL either.
+    std::memset(message, 'X', sizeof message);
+    const CUresult fineNoBuffer = ex02::callGuarded([] {}, message, 0);
+    CHECK(fineNoBuffer == CUDA_SUCCESS);
+    CHECK_MESSAGE(message[0] == 'X', "capacity 0 after a success: nothing may be written, not even the NUL");
+    const CUresult fineNull = ex02::callGuarded([] {}, nullptr, 0);
+    CHECK(fineNull == CUDA_SUCCESS);
   }
 }

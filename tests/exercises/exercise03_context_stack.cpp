@@ -1,6 +1,7 @@
 // The checks of lesson 03's exercises (lessons/03-context-stack/exercises.cpp). Every case starts
 // and ends with an empty context stack on the calling thread, so a wrong answer that leaves a
-// context behind spoils only its own check.
+// context behind spoils only its own check. Each case's name begins with the requirements it
+// verifies.
 #include "check.hpp"
 #include "03-context-stack/exercises.hpp"
 
@@ -120,7 +121,7 @@ EXERCISE("context-scope", "A scope guard that restores the context stack even wh
          "its result: a destructor must not throw while an exception unwinds), then work(). A cuCtxPopCurrent written "
          "after work() is skipped when work throws, and the context stays on the caller's stack; a guard made before "
          "the push pops the caller's own context when the push fails.") {
-  TEST_CASE("ctx is current in the work, and the stack is as before: empty, holding the caller's context, or ctx itself") {
+  TEST_CASE("R1 R2: ctx is current in the work, and the stack is as before: empty, holding the caller's context, or ctx itself") {
     const CUcontext mine = shared(0), callers = shared(1);
     EmptyStack clean;
     CUcontext onEmpty = nullptr, onCallers = nullptr;
@@ -139,7 +140,7 @@ EXERCISE("context-scope", "A scope guard that restores the context stack even wh
     CHECK_MESSAGE(afterAlreadyCurrent == "[caller's ctx]", "with ctx already current, the caller's stack must still come back as it was");
   }
 
-  TEST_CASE("an exception from the work reaches the caller, and the stack is as before") {
+  TEST_CASE("R1 R3: an exception from the work reaches the caller, as its own type and code, and the stack is as before") {
     const CUcontext mine = shared(0), callers = shared(1);
     EmptyStack clean;
     CU_CHECK(cuCtxPushCurrent(callers));
@@ -172,7 +173,7 @@ EXERCISE("context-scope", "A scope guard that restores the context stack even wh
     CHECK(afterDriverError == "[caller's]");
   }
 
-  TEST_CASE("when ctx cannot be made current, the refusal is thrown, the work does not run, and the caller's context stays") {
+  TEST_CASE("R4: when ctx cannot be made current, the refusal is thrown, the work does not run, and the caller's context stays") {
     const CUcontext mine = shared(0), callers = shared(1);
     EmptyStack clean;
     CU_CHECK(cuCtxPushCurrent(callers));
@@ -190,7 +191,7 @@ EXERCISE("worker-thread", "A worker thread that runs its job in the caller's con
          "(...) { error = std::current_exception(); } }); worker.join(); then std::rethrow_exception if error is set. "
          "The push goes inside the try: its refusal must not leave the thread either. A new thread starts with an "
          "empty stack: the caller's current context is not there.") {
-  TEST_CASE("the job runs on another thread with ctx current, allocates there, and the caller's stack is untouched") {
+  TEST_CASE("R1 R2 R5: the job runs on another thread with ctx current, allocates there, and the caller's stack is untouched, also with ctx current in the caller") {
     const CUcontext mine = shared(0), callers = shared(1);
     EmptyStack clean;
     CU_CHECK(cuCtxPushCurrent(callers));
@@ -223,6 +224,15 @@ EXERCISE("worker-thread", "A worker thread that runs its job in the caller's con
     CHECK_MESSAGE(seen->alloc == CUDA_SUCCESS, "cuMemAlloc failed in the worker thread");
     CHECK(seen->owner == mine);
     CHECK(callerAfter == "[caller's]");
+
+    // ctx itself current in the calling thread: the task still asks for a thread of the job's own.
+    CU_CHECK(cuCtxPushCurrent(mine));
+    const auto ranOn = std::make_shared<std::thread::id>();
+    ex03::runInThread(mine, [ranOn] { *ranOn = std::this_thread::get_id(); });
+    const std::string callerAfterOwn = drawn(drawStack(), mine, callers);
+    const bool ranElsewhere = *ranOn != std::thread::id() && *ranOn != std::this_thread::get_id();
+    CHECK_MESSAGE(ranElsewhere, "with ctx current in the calling thread the job ran there, not on a new thread");
+    CHECK(callerAfterOwn == "[caller's ctx]");
   }
 
   // In a child: an exception that leaves a std::thread's function calls std::terminate.
@@ -253,7 +263,7 @@ EXERCISE("worker-thread", "A worker thread that runs its job in the caller's con
     CHECK_MESSAGE(!r.ran, "the job ran although ctx could not be made current");
   }
 
-  TEST_CASE("an exception thrown by the job, or by making ctx current in the worker, reaches the caller (in a child process)") {
+  TEST_CASE("R3 R4: an exception thrown by the job, or by making ctx current in the worker, reaches the caller (in a child process)") {
     const wbx::ChildResult end = wbx::runInChild("child: an exception thrown by the job", 60);
     INFO("the child's output:\n" << end.output);
     CHECK_FALSE(end.timedOut);
@@ -272,7 +282,7 @@ EXERCISE("private-context", "A throw-away context that gives all its device memo
          "cuCtxPopCurrent alone frees nothing (lesson 03, step 4): the context and its memory stay until "
          "destroyed; and after cuCtxDestroy a pop would take the caller's context. Lesson 03, step 5 measures "
          "what a context costs.") {
-  TEST_CASE("the work runs in a new context on dev, and free memory and the caller's stack are back as before, also when it throws") {
+  TEST_CASE("R1 R2 R3 R4: the work runs in a new context on dev, and free memory and the caller's stack are back as before, also when it throws") {
     const CUdevice dev = wbt::deviceKeepingPrimary(0);
     wbt::RetainedPrimary app(dev);  // the application's context, as the runtime uses it
     EmptyStack clean;               // after app: the stack is emptied before app is released
@@ -329,7 +339,7 @@ EXERCISE("private-context", "A throw-away context that gives all its device memo
     CHECK_MESSAGE(leftAfterDevice1 == "", "the context on device 1 was not given back");
   }
 
-  TEST_CASE("when the context cannot be made, the refusal is thrown, the work does not run, and nothing is left") {
+  TEST_CASE("R5: when the context cannot be made, the refusal is thrown, the work does not run, and nothing is left") {
     const CUdevice dev = wbt::deviceKeepingPrimary(0);
     wbt::RetainedPrimary app(dev);
     EmptyStack clean;

@@ -1,4 +1,4 @@
-// Wrong: every cuInit failure is NoDriver: the stub, no device and a forked child look alike
+// Wrong (R3 R4 R5): every cuInit failure is NoDriver: the stub, no device and a forked child look alike
 //
 // "If cuInit fails there is no driver" is the first thought, and the log line then sends whoever
 // reads it to install a driver that is there. The check's stub case wants StubDriver

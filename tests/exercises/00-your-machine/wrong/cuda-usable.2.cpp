@@ -1,4 +1,4 @@
-// Wrong: CUDA_ERROR_NOT_INITIALIZED from cuInit is taken for an unknown failure (Unusable)
+// Wrong (R5): CUDA_ERROR_NOT_INITIALIZED from cuInit is taken for an unknown failure (Unusable)
 //
 // "NOT_INITIALIZED is what calls before cuInit return; cuInit itself should never say it", so the
 // code falls into the default case. But a worker forked after its parent's cuInit gets exactly that

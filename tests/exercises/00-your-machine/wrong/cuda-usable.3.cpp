@@ -1,4 +1,4 @@
-// Wrong: why says what went wrong in words, without cuInit's code
+// Wrong (R9): why says what went wrong in words, without cuInit's code
 //
 // "the toolkit's stub library" reads well, but the task asks for the call and its CUresult by
 // number, which is what an operator searches for and what tells two similar failures apart. The

@@ -1,4 +1,4 @@
-// Wrong: opens "libcuda.so.1" whatever library names
+// Wrong (R1 R3): opens "libcuda.so.1" whatever library names
 //
 // The usual name is hard-coded, as in most code that opens the driver; the parameter that lets a
 // deployment point at another file (a forward-compatibility libcuda, a test's stub) is ignored.

@@ -1,4 +1,4 @@
-// Wrong: a library without cuInit is NoDriver, as if nothing had been found
+// Wrong (R2): a library without cuInit is NoDriver, as if nothing had been found
 //
 // "No cuInit, no driver" merges two different faults: no file at all, and a file of that name that
 // is something else (a broken link, another library copied over it). The task makes the second

@@ -1,4 +1,4 @@
-// Wrong: the folder is always under the home folder; CUDA_CACHE_PATH is never read
+// Wrong (R2): the folder is always under the home folder; CUDA_CACHE_PATH is never read
 //
 // The documented default is remembered and the variable that overrides it forgotten, so a
 // deployment that already points the cache somewhere writable is moved or judged by the wrong

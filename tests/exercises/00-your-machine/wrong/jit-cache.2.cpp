@@ -1,4 +1,4 @@
-// Wrong: the folder is usable only if it exists already and can be written
+// Wrong (R4): the folder is usable only if it exists already and can be written
 //
 // "Check the folder" is taken literally: a cache folder that is not there yet is judged unusable,
 // though the driver creates it, and every fresh machine or container moves its cache to the

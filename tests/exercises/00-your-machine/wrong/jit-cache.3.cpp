@@ -1,4 +1,4 @@
-// Wrong: CUDA_CACHE_MAXSIZE is read with std::atoi, in an int
+// Wrong (R7): CUDA_CACHE_MAXSIZE is read with std::atoi, in an int
 //
 // The value is a count of bytes, and a limit past 2 GiB no longer fits an int: 6 GiB comes back as
 // something else entirely. The maximum-size case fails

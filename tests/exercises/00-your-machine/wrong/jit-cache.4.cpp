@@ -1,4 +1,4 @@
-// Wrong: the cache counts as off whenever CUDA_CACHE_DISABLE is set, whatever its value
+// Wrong (R1): the cache counts as off whenever CUDA_CACHE_DISABLE is set, whatever its value
 //
 // A variable that is set is read as a switch that is on; but the documented values are 0 (the
 // default: the cache is on) and 1. CUDA_CACHE_DISABLE=0 then gives enabled false and no move; the

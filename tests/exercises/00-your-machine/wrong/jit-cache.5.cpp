@@ -1,4 +1,4 @@
-// Wrong: with HOME unset the folder is "/.nv/ComputeCache": the password database is never asked
+// Wrong (R3): with HOME unset the folder is "/.nv/ComputeCache": the password database is never asked
 //
 // getenv("HOME") is taken as always there; a service started by an init system or a container
 // entry point often has no HOME, and the cache then lands at the root, or is moved for nothing. The

@@ -1,4 +1,4 @@
-// Wrong: the fallback is created and returned, but CUDA_CACHE_PATH is never set to it
+// Wrong (R5): the fallback is created and returned, but CUDA_CACHE_PATH is never set to it
 //
 // The function computes the right answer and tells only its caller: the driver reads
 // CUDA_CACHE_PATH at cuInit and never learns of the fallback, so it goes on failing to write the

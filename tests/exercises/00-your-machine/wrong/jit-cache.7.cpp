@@ -1,4 +1,4 @@
-// Wrong: CUDA_CACHE_PATH is set to the fallback before the fallback is created
+// Wrong (R6): CUDA_CACHE_PATH is set to the fallback before the fallback is created
 //
 // Setting the variable first reads naturally, but when the folder cannot be made the function
 // throws with the environment already pointing at a folder that does not exist. The last case

@@ -1,4 +1,4 @@
-// Wrong: no cuInit(0), "main() calls it"
+// Wrong (R1): no cuInit(0), "main() calls it"
 //
 // In a process where nothing did, its first CU_CHECK (cuDeviceGetCount) throws
 // CUDA_ERROR_NOT_INITIALIZED: the child's case fails and exits 1, and the check's `end.code == 0`

@@ -1,4 +1,4 @@
-// Wrong: compares the given text with the device's as it is, without folding the case of either
+// Wrong (R2): compares the given text with the device's as it is, without folding the case of either
 //
 // nvidia-smi prints lowercase hex digits, so a UUID pasted from it is found; one written in
 // uppercase, as some inventories and tools store it, is not: `ex01::ordinalOfUuid(upper(uuid)) == i`

@@ -1,4 +1,4 @@
-// Wrong: takes the first device whose UUID begins with the given text, "so a short UUID works too"
+// Wrong (R3): takes the first device whose UUID begins with the given text, "so a short UUID works too"
 //
 // A part of a UUID is a prefix of every UUID it could be, and an empty text of all of them: the
 // check's first two devices differ only in their last digit, and the second's UUID cut short (and

@@ -1,4 +1,4 @@
-// Wrong: formats each UUID byte as static_cast<int>(id.bytes[i]), so a byte from 0x80 up is sign-extended
+// Wrong (R2): formats each UUID byte as static_cast<int>(id.bytes[i]), so a byte from 0x80 up is sign-extended
 //
 // CUuuid::bytes is char, signed on x86: 0x9c becomes -100, printed ffffff9c and cut by the
 // three-character buffer to ff. The text no longer is the device's UUID, so the device is not found:

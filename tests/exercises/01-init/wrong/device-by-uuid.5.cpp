@@ -1,4 +1,4 @@
-// Wrong: returns the matching device's CUdevice handle instead of its ordinal
+// Wrong (R4): returns the matching device's CUdevice handle instead of its ordinal
 //
 // "The device that has it" returned as what cuDeviceGet gave. On today's drivers a handle equals its
 // ordinal, so it passes on a real machine; the check's own devices have handles that are not their

@@ -1,4 +1,4 @@
-// Wrong: prints each UUID byte as static_cast<int>(uuid.bytes[i]), so a byte from 0x80 up is sign-extended
+// Wrong (R2): prints each UUID byte as static_cast<int>(uuid.bytes[i]), so a byte from 0x80 up is sign-extended
 //
 // CUuuid::bytes is char, signed on x86: 0x9c is the int -100, which prints as ffffff9c, and the
 // three-character buffer keeps "ff". The text has nvidia-smi's form but stands for other bytes: the

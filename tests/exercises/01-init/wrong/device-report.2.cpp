@@ -1,4 +1,4 @@
-// Wrong: prints the UUID's hex digits in uppercase (%02X)
+// Wrong (R2): prints the UUID's hex digits in uppercase (%02X)
 //
 // "Hex is hex": the bytes are right, but nvidia-smi -L and every tool that compares UUIDs as text
 // print lowercase, so an inventory keyed on the text holds the GPU twice. `uuidBytes` passes and

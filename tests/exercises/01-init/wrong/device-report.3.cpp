@@ -1,4 +1,4 @@
-// Wrong: prints each UUID byte with %x, without the zero padding, so 0x0a prints as "a"
+// Wrong (R2): prints each UUID byte with %x, without the zero padding, so 0x0a prints as "a"
 //
 // A learner tries it on a GPU whose UUID happens to have no byte below 0x10 and sees the right
 // text. The check's own first device has bytes 0x00, 0x0a, 0x01, 0x0f and 0x08: the text is short,

@@ -1,4 +1,4 @@
-// Wrong: reads concurrentManagedAccess from CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY (the line above, copied)
+// Wrong (R4): reads concurrentManagedAccess from CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY (the line above, copied)
 //
 // On an H100 or H200 under Linux both attributes are 1, so the report looks right. The check's own
 // first device has managed memory without concurrent managed access (as under Windows):

@@ -1,4 +1,4 @@
-// Wrong: reads the name into a buffer of 32 characters, "GPU names are short"
+// Wrong (R1): reads the name into a buffer of 32 characters, "GPU names are short"
 //
 // "NVIDIA H200" and "NVIDIA H100 80GB HBM3" fit, so it passes on the course's GPUs. The driver
 // writes at most len - 1 characters: the check's own second device, "NVIDIA RTX PRO 6000 Blackwell

@@ -1,4 +1,4 @@
-// Wrong: uses the ordinal as the CUdevice and never calls cuDeviceGet, "a device handle is its ordinal"
+// Wrong (R5): uses the ordinal as the CUdevice and never calls cuDeviceGet, "a device handle is its ordinal"
 //
 // On today's drivers the handle of ordinal k happens to be k, so it passes on every machine. The
 // check's own devices have handles that are not their ordinals: the calls on the ordinal answer for

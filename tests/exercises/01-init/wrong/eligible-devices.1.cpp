@@ -1,4 +1,4 @@
-// Wrong: compares the compute capability part by part, "major >= need.major && minor >= need.minor"
+// Wrong (R2): compares the compute capability part by part, "major >= need.major && minor >= need.minor"
 //
 // A device of m.n fails a requirement of (m-1).(n+1) although it is newer: on this machine the
 // case "an older major version with a higher minor" expects device 0, and on the check's own

@@ -1,4 +1,4 @@
-// Wrong: asks for more memory than the requirement, "memory > need.memoryBytes"
+// Wrong (R3): asks for more memory than the requirement, "memory > need.memoryBytes"
 //
 // "At least" read as "more than": a device with exactly the memory asked for is turned away. The
 // cases "device 0's exact compute capability and memory" and "exactly the first device's memory"

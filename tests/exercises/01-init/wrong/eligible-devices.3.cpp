@@ -1,4 +1,4 @@
-// Wrong: judges concurrent managed access by CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY
+// Wrong (R4): judges concurrent managed access by CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY
 //
 // "Managed memory is managed memory": every H100 and H200 under Linux has both, so it passes there.
 // The check's own first device has managed memory without concurrent access (as under Windows):

@@ -1,4 +1,4 @@
-// Wrong: stops at the first device that misses a requirement, "the devices are sorted best first"
+// Wrong (R1): stops at the first device that misses a requirement, "the devices are sorted best first"
 //
 // Nothing orders devices by capability. With one GPU, or two alike, it is right; the check's own
 // first device (8.6) misses 9.0 while the second (12.0) meets it, so the list for "9.0" is empty and

@@ -1,4 +1,4 @@
-// Wrong: lists the devices' CUdevice handles instead of their ordinals
+// Wrong (R5): lists the devices' CUdevice handles instead of their ordinals
 //
 // "The list of devices" filled with what cuDeviceGet gave. On today's drivers a handle equals its
 // ordinal, so it passes on a real machine. The check's own devices have handles that are not their

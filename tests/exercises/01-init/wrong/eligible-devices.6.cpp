@@ -1,4 +1,4 @@
-// Wrong: within the same major version, asks for a newer minor than the requirement ("minor > need.minor")
+// Wrong (R2): within the same major version, asks for a newer minor than the requirement ("minor > need.minor")
 //
 // An off-by-one in the version compare: a device of exactly the version the build targets is
 // turned away. The cases "device 0's exact compute capability and memory" and "8.6, the first

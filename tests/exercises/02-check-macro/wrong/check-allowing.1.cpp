@@ -1,4 +1,4 @@
-// Wrong: throws through CU_CHECK(rc) inside checkAllowing, "the macro already reports everything"
+// Wrong (R4): throws through CU_CHECK(rc) inside checkAllowing, "the macro already reports everything"
 //
 // The code and name are right, but the error CU_CHECK throws names the expression "rc", this file
 // and this line: the check's `expression == "cuDeviceGet(&dev, count)"`, `file == __FILE__` and

@@ -1,4 +1,4 @@
-// Wrong: lets only the allowed code through and throws for CUDA_SUCCESS
+// Wrong (R1): lets only the allowed code through and throws for CUDA_SUCCESS
 //
 // "Allowed" read as "the one code to pass": a poll loop that finally sees its stream done throws
 // instead of ending. The check's EX02_CHECK_ALLOWING(cuDeviceGetCount(&seen), ...), and the

@@ -1,4 +1,4 @@
-// Wrong: returns CUDA_SUCCESS for the allowed code, "it is not an error here"
+// Wrong (R2): returns CUDA_SUCCESS for the allowed code, "it is not an error here"
 //
 // The caller's loop `while (EX02_CHECK_ALLOWING(cuStreamQuery(s), CUDA_ERROR_NOT_READY) ==
 // CUDA_ERROR_NOT_READY)` then ends at once, with the work still pending: `allowed ==

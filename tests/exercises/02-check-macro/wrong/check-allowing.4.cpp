@@ -1,4 +1,4 @@
-// Wrong: throws with its own __FILE__ and __LINE__ instead of the ones the macro passed
+// Wrong (R4): throws with its own __FILE__ and __LINE__ instead of the ones the macro passed
 //
 // The call's text is right, but the report points at this helper, for every failure in the program:
 // `file == __FILE__` and `line == callLine` fail.

@@ -1,4 +1,4 @@
-// Wrong: throws a std::runtime_error carrying the message instead of wb::DriverError
+// Wrong (R3): throws a std::runtime_error carrying the message instead of wb::DriverError
 //
 // The text reads the same, but the caller can no longer ask for the code: the check's `catch (const
 // wb::DriverError& e)` does not take it, and the case fails with the runtime_error.

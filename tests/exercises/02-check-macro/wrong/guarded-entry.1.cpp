@@ -1,4 +1,4 @@
-// Wrong: one handler for every std::exception, "they all have what()"
+// Wrong (R2 R3): one handler for every std::exception, "they all have what()"
 //
 // The message is right, but a wb::DriverError comes back as CUDA_ERROR_UNKNOWN and std::bad_alloc
 // too: the host cannot tell out of memory from anything else. The check's `rc ==

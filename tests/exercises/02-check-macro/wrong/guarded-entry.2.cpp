@@ -1,4 +1,4 @@
-// Wrong: has no handler for std::bad_alloc, so out of memory comes back as CUDA_ERROR_UNKNOWN
+// Wrong (R3): has no handler for std::bad_alloc, so out of memory comes back as CUDA_ERROR_UNKNOWN
 //
 // "bad_alloc is a std::exception, the handler below takes it": it does, with the wrong code, and the
 // host cannot tell a full host heap from a bug. `outOfMemory == CUDA_ERROR_OUT_OF_MEMORY` fails.

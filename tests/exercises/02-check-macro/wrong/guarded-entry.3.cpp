@@ -1,4 +1,4 @@
-// Wrong: copies the message with strncpy(message, text, capacity), which does not terminate a text that fills the buffer
+// Wrong (R5): copies the message with strncpy(message, text, capacity), which does not terminate a text that fills the buffer
 //
 // strncpy is "the safe strcpy" to many: it never writes past capacity, but when the text is as long
 // as the buffer or longer it writes no NUL, and the C caller reads past the buffer. The check's

@@ -1,4 +1,4 @@
-// Wrong: writes a message only on failure, leaving the buffer as it was when the body succeeds
+// Wrong (R1): writes a message only on failure, leaving the buffer as it was when the body succeeds
 //
 // "No error, nothing to say": the host that prints the message after every call prints whatever the
 // buffer held before, an earlier error or garbage. `message[0] == '\0'` after a successful body

@@ -1,4 +1,4 @@
-// Wrong: has no catch (...), "everything we throw is a std::exception"
+// Wrong (R4 R6): has no catch (...), "everything we throw is a std::exception"
 //
 // A body that throws anything else (an int, a library's own type) unwinds across the C boundary.
 // The check's body that throws 42 is not caught: the exception leaves callGuarded and the case fails

@@ -1,4 +1,4 @@
-// Wrong: empties the message before running the body, whatever the capacity, "so it is always terminated"
+// Wrong (R5): empties the message before running the body, whatever the capacity, "so it is always terminated"
 //
 // With capacity 0 the caller gave no room at all (the buffer may be NULL, or belong to something
 // else): one byte is written where none may be. The check's `message[0] == 'X'` after a capacity

@@ -1,4 +1,4 @@
-// Wrong: push, work, pop, written in that order
+// Wrong (R3): push, work, pop, written in that order
 //
 // When work throws, the pop is skipped and ctx stays on the caller's stack above its own context:
 // the check's `afterThrow == "[caller's]"` fails.

@@ -1,4 +1,4 @@
-// Wrong: pushes ctx, then "restores" with cuCtxSetCurrent(the context that was current before)
+// Wrong (R2): pushes ctx, then "restores" with cuCtxSetCurrent(the context that was current before)
 //
 // cuCtxSetCurrent replaces the top of the stack, it does not pop: [caller's ctx] becomes [caller's
 // caller's], one context too many. On an empty stack it happens to work (cuCtxSetCurrent(NULL)

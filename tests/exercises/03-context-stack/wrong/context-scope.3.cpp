@@ -1,4 +1,4 @@
-// Wrong: makes ctx current with cuCtxSetCurrent and cleans up with cuCtxSetCurrent(nullptr)
+// Wrong (R2): makes ctx current with cuCtxSetCurrent and cleans up with cuCtxSetCurrent(nullptr)
 //
 // On an empty stack that is right. With the caller's context on the stack, cuCtxSetCurrent(ctx)
 // replaces it and cuCtxSetCurrent(nullptr) pops ctx: the stack is empty and the caller's context is

@@ -1,4 +1,4 @@
-// Wrong: pops on the way out of a catch (const std::exception&), "every exception is a std::exception"
+// Wrong (R3): pops on the way out of a catch (const std::exception&), "every exception is a std::exception"
 //
 // An exception of another type (a library's own, an int) leaves without the pop, and ctx stays on
 // the caller's stack. The check's work throws a type of its own: `afterThrow == "[caller's]"` fails.

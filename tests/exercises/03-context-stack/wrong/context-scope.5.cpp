@@ -1,4 +1,4 @@
-// Wrong: wraps the push and the work in one try whose catch (...) pops and rethrows
+// Wrong (R4): wraps the push and the work in one try whose catch (...) pops and rethrows
 //
 // A common shape for "clean up on any error", but a push that failed pushed nothing: the catch then
 // pops the caller's own context. The check refuses the push: `after == "[caller's]"` fails (the

@@ -1,4 +1,4 @@
-// Wrong: pops the context instead of destroying it, "popping releases it"
+// Wrong (R2): pops the context instead of destroying it, "popping releases it"
 //
 // The stack comes back right, even when work throws, but the context and its device memory stay:
 // the check's `left == ""` (1 context more) and `after == before` fail by what a context costs.

@@ -1,4 +1,4 @@
-// Wrong: destroys the context in a statement after work(), so a throwing work leaves it behind
+// Wrong (R2 R4): destroys the context in a statement after work(), so a throwing work leaves it behind
 //
 // Right while work returns. When it throws, cuCtxDestroy is skipped: the context stays, pushed on
 // the caller's stack above the caller's own. `stackAfterThrow == "[caller's]"`, `leftAfterThrow ==

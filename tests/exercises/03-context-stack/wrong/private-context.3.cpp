@@ -1,4 +1,4 @@
-// Wrong: destroys the context, then pops "to give the caller its context back"
+// Wrong (R4): destroys the context, then pops "to give the caller its context back"
 //
 // cuCtxDestroy already popped it, as it was current: the pop takes the caller's own context off the
 // stack. `stackAfter == "[caller's]"` fails (the stack is empty).

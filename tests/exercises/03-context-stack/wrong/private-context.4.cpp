@@ -1,4 +1,4 @@
-// Wrong: runs the work in the device's primary context (retained and pushed) instead of a new one, "contexts are expensive"
+// Wrong (R1): runs the work in the device's primary context (retained and pushed) instead of a new one, "contexts are expensive"
 //
 // Sharing the primary context is the right default (lesson 04), but this probe must not touch the
 // application's context, and the application's context is the primary one: `inWork != app.get()`

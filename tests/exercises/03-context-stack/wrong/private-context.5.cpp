@@ -1,4 +1,4 @@
-// Wrong: returns quietly when the context cannot be made, "the probe simply does not run then"
+// Wrong (R5): returns quietly when the context cannot be made, "the probe simply does not run then"
 //
 // The caller cannot tell a probe that found nothing from one that never ran: the check refuses
 // cuCtxCreate and `thrown == CUDA_ERROR_OUT_OF_MEMORY` fails.

@@ -1,4 +1,4 @@
-// Wrong: creates the context on the device of the caller's current context, "the probe checks the application's GPU"
+// Wrong (R1): creates the context on the device of the caller's current context, "the probe checks the application's GPU"
 //
 // dev is ignored where the caller has a context current. With one GPU it is the same device; the
 // check's second GPU asks for device 1 while device 0's context is current: `onDevice1 == dev1`

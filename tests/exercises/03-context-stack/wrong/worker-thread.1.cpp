@@ -1,4 +1,4 @@
-// Wrong: carries the exception out correctly, but never makes ctx current in the worker, "the caller has it current"
+// Wrong (R1): carries the exception out correctly, but never makes ctx current in the worker, "the caller has it current"
 //
 // A new thread's stack is empty: the job sees no current context and its cuMemAlloc fails with
 // CUDA_ERROR_INVALID_CONTEXT, so `seen->current == mine` and `seen->alloc == CUDA_SUCCESS` fail.

@@ -1,4 +1,4 @@
-// Wrong: lets the job's exception leave the worker thread, "join() will pass it on"
+// Wrong (R3): lets the job's exception leave the worker thread, "join() will pass it on"
 //
 // std::thread does not carry exceptions: one that leaves the thread's function calls std::terminate
 // and ends the process. The check's child, whose job throws, is killed: `end.crashed` is true.

@@ -1,4 +1,4 @@
-// Wrong: makes ctx current in the calling thread with cuCtxSetCurrent before starting the worker, "the thread takes it along"
+// Wrong (R1 R5): makes ctx current in the calling thread with cuCtxSetCurrent before starting the worker, "the thread takes it along"
 //
 // Threads do not inherit contexts: the worker starts with an empty stack and the job sees none,
 // while the caller's own context was replaced on its stack. `seen->current == mine` and

@@ -1,4 +1,4 @@
-// Wrong: makes ctx current before the try, so only the job's own exceptions are carried out
+// Wrong (R4): makes ctx current before the try, so only the job's own exceptions are carried out
 //
 // "The push cannot fail." When it does (a context destroyed meanwhile, a device lost), its
 // wb::DriverError leaves the thread's function and std::terminate ends the process. The check's

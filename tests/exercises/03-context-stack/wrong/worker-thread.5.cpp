@@ -1,4 +1,4 @@
-// Wrong: carries out only std::exception, as its what() in a std::runtime_error
+// Wrong (R3): carries out only std::exception, as its what() in a std::runtime_error
 //
 // "exception_ptr is exotic; every error has a message." An exception of another type still leaves
 // the thread (std::terminate), and a wb::DriverError comes back without its code. The check's
