@@ -15,17 +15,23 @@ namespace ex11 {
 // queued in (a stream it created with the runtime, never the default stream), and it calls you from
 // its main thread, from worker threads that have made no CUDA call yet (no context is current
 // there), and from threads where another library left a context of its own current. Write
-// scaleInStream: enqueue the kernel scale (vector_ops, loaded by the caller with
-// cuLibraryLoadFromFile; its parameters are float* data, float factor, float offset, unsigned n)
-// with cuLaunchKernel over the n floats at data in stream, in blocks of 256 threads, after what
-// the framework queued there before your call and before what it queues after. n need not be a
-// multiple of 256, and it may be 0 (an empty tensor): then enqueue nothing and return. Only
-// enqueue: the framework synchronises when it needs the result. The work runs in the context the
-// stream belongs to, whatever the thread has current (cuLaunchKernel's reference: a CUkernel
-// launched into a stream runs in that stream's context). Leave the thread's context stack exactly
-// as you found it and hold nothing afterwards that you did not hold before (no retained primary
-// context), also when a call fails, and report a failure by throwing wb::DriverError (CU_CHECK
-// does): the framework's next cudaMalloc in that thread goes to whatever context is current there.
+// scaleInStream, which enqueues the kernel scale (vector_ops, loaded by the caller with
+// cuLibraryLoadFromFile; its parameters are float* data, float factor, float offset, unsigned n).
+// The framework synchronises when it needs the result, and its next cudaMalloc in that thread goes
+// to whatever context is current there.
+//
+//   R1: It launches scale with cuLaunchKernel over the n floats at data and no more, in stream, in
+//       blocks of 256 threads, after what the framework queued there before the call and before
+//       what it queues after; n need not be a multiple of 256, and may be fewer than a block.
+//   R2: n may be 0 (an empty tensor): then it enqueues nothing and returns.
+//   R3: It only enqueues: it returns before the kernel has run.
+//   R4: The work runs in the context the stream belongs to, whatever the thread has current
+//       (cuLaunchKernel's reference: a CUkernel launched into a stream runs in that stream's
+//       context).
+//   R5: It leaves the thread's context stack exactly as it found it, also when a call fails.
+//   R6: It holds nothing afterwards that it did not hold before (no retained primary context), also
+//       when a call fails.
+//   R7: A failure is thrown as wb::DriverError (CU_CHECK does).
 //
 // The check: exercise11.framework-stream calls scaleInStream once to warm up (times one, plus
 // nothing); then it holds a non-blocking runtime stream with a gate kernel, queues the framework's
@@ -53,16 +59,21 @@ void scaleInStream(CUkernel scale, float* data, unsigned n, float factor, float 
 //
 // Task: A framework compiles its kernels into the program with nvcc and launches them the
 // runtime's way. Your driver-side code must launch one of them itself (to give it launch
-// attributes, to record it into a graph of its own, to launch it where the framework does not), in
-// whatever context the caller's stream belongs to: the primary context, which the runtime uses, or
-// a context the application created, which the runtime uses while it is current. The calling
-// thread may have the other of the two current. Write addOneThroughDriver: enqueue the framework's
-// kernel add_one (its entry address is addOneEntry(); its parameters are float* data, unsigned n)
-// over the n floats at data in stream with cuLaunchKernel, in blocks of 256 threads (n need not be
-// a multiple of 256), return before it has run, and throw on a failure (wb::DriverError for a
-// driver call's). Take the kernel's handle from the runtime: nvcc gave add_one a C++ name, and the
-// driver cannot look it up by a name you can write. A handle that belongs to one context (a
-// CUfunction, lessons 06 and 07) is refused in a stream of another.
+// attributes, to record it into a graph of its own, to launch it where the framework does not).
+// Write addOneThroughDriver, which enqueues the framework's kernel add_one (its entry address is
+// addOneEntry(); its parameters are float* data, unsigned n). Take the kernel's handle from the
+// runtime: nvcc gave add_one a C++ name, and the driver cannot look it up by a name you can write.
+// A handle that belongs to one context (a CUfunction, lessons 06 and 07) is refused in a stream of
+// another.
+//
+//   R1: It launches add_one with cuLaunchKernel over the n floats at data in stream, in the stream's
+//       order, in blocks of 256 threads (n need not be a multiple of 256, and may be fewer than a
+//       block).
+//   R2: It returns before the kernel has run.
+//   R3: It works in whatever context the caller's stream belongs to: the primary context, which the
+//       runtime uses, or a context the application created, which the runtime uses while it is
+//       current; and the calling thread may have the other of the two current.
+//   R4: A failure throws: wb::DriverError for a driver call's.
 //
 // The check: exercise11.kernel-through-driver calls addOneThroughDriver once to warm up; then it
 // holds the stream with a gate kernel, queues the framework's cudaMemsetAsync to zero, and calls it

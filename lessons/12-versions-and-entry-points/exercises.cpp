@@ -14,13 +14,22 @@ namespace ex12 {
 // Task: A library built with a new toolkit must still start on older drivers, so it does not link
 // the driver functions it may lack: it looks them up at run time with cuGetProcAddress, by name and
 // by the CUDA version whose signature its code was written against. What it does when a lookup
-// gives no pointer depends on why. A function this driver does not have calls for a fallback, or
+// gives no pointer depends on why: a function this driver does not have calls for a fallback, or
 // for a newer driver; a function the driver has only from a version newer than the one asked for
 // means the code asks with the wrong version, and would call the wrong signature if it asked with
-// another; a version newer than the driver supports is refused outright. Write resolveEntryPoint:
-// look symbol up as of cudaVersion with the default flags, and return Found with the pointer, or
-// which of the three other answers it was, with no pointer. Throw wb::DriverError for any other
-// failure of the call: an error for a version this driver does support is not BeyondDriver.
+// another; a version newer than the driver supports is refused outright. Write resolveEntryPoint.
+//
+//   R1: It looks symbol up with cuGetProcAddress as of cudaVersion, the version it is given, and
+//       returns Found with the pointer when the driver has the function as of that version.
+//   R2: A function this driver does not have is NotInDriver, with no pointer.
+//   R3: A function the driver has only from a version newer than cudaVersion is NotInVersion, with
+//       no pointer.
+//   R4: A cudaVersion newer than the driver supports, by a minor or a major version, is
+//       BeyondDriver, with no pointer; the driver's own version is not.
+//   R5: Any other failure of the call throws wb::DriverError: an error for a version this driver
+//       does support is not BeyondDriver.
+//   R6 (not checked: for the functions looked up every flag finds the same pointer): it asks with
+//       the default flags.
 //
 // The check: exercise12.entry-point resolves cuMemAlloc, cuMemFree and cuDriverGetVersion as of CUDA
 // 12.0 and verifies that each is Found and works when called through its type from cudaTypedefs.h:
@@ -49,10 +58,18 @@ Resolved resolveEntryPoint(const char* symbol, int cudaVersion) {
 // version runs under minor version compatibility, without the features newer than the driver (and
 // PTX from that toolkit is too new for the driver to compile); a program built with a newer major
 // version does not run (unless the CUDA forward compatibility package is installed, on data-center
-// GPUs). Write checkVersions: say which of Full, MinorVersion and None applies, with one line for the
-// log that names both versions as major.minor (12.4, not 12040) and says what to do. Write
-// checkThisProcess: the same for the driver this process runs on (cuDriverGetVersion) and the cuda.h
-// it was built with (CUDA_VERSION).
+// GPUs). Write checkVersions, which says which of Full, MinorVersion and None applies, with one line
+// for the log, and checkThisProcess.
+//
+//   R1: checkVersions says Full when the driver's version is at least the toolkit's, across major
+//       versions too.
+//   R2: It says MinorVersion when the driver is older than the toolkit but of the same major
+//       version.
+//   R3: It says None when the driver's major version is older than the toolkit's.
+//   R4: Its message names both versions as major.minor (12.4, not 12040).
+//   R5 (not checked: advice is prose, which no check can judge): the message says what to do.
+//   R6: checkThisProcess says what checkVersions says for the driver this process runs on
+//       (cuDriverGetVersion) and the cuda.h it was built with (CUDA_VERSION).
 //
 // The check: exercise12.version-check gives checkVersions eight pairs (the same version, a newer
 // driver minor, a newer driver major, an older driver minor, and an older driver major, each as
@@ -76,14 +93,19 @@ VersionCheck checkThisProcess() {
 // Task: A plugin ships each kernel as a cubin for the GPUs it was built for and as PTX, and loads
 // them itself. On a GPU it was built for, the cubin must be used: it is ready to run, while PTX is
 // compiled by the driver at every cold start (lesson 12, step 6). On another GPU the cubin does not
-// load, and the PTX is compiled for it. Write loadKernel: load cubin into the current context with
-// cuModuleLoadData and get the kernel name from it; if either step fails, unload what was loaded
-// and do the same with ptx; say which image the kernel came from. Under lazy loading a load can
+// load, and the PTX is compiled for it. Write loadKernel, which loads an image into the current
+// context with cuModuleLoadData and gets the kernel name from it. Under lazy loading a load can
 // succeed and its error come only when the kernel is first needed, so getting the kernel is part of
-// loading it. If the PTX fails too (the JIT may be forbidden on this machine, or neither image has
-// the kernel), leave nothing loaded and throw the PTX's error as a wb::DriverError: the cubin's is
-// expected on other GPUs and says nothing about why the fallback failed. On success the module of
-// the kernel is the only one left loaded.
+// loading it.
+//
+//   R1: Where the cubin loads and has the kernel, the kernel comes from the cubin, and the result
+//       says it did not come from the PTX.
+//   R2: If either step fails for the cubin, what was loaded is unloaded and the same is done with
+//       the PTX; the result says the kernel came from the PTX.
+//   R3: If the PTX fails too (the JIT may be forbidden on this machine, or neither image has the
+//       kernel), nothing is left loaded and the PTX's error is thrown as a wb::DriverError: the
+//       cubin's is expected on other GPUs and says nothing about why the fallback failed.
+//   R4: On success the module of the kernel is the only one left loaded.
 //
 // The check: exercise12.cubin-or-ptx runs two child processes (this check again), each with the
 // driver's JIT settings chosen explicitly, whatever your shell sets, and an empty JIT cache folder of

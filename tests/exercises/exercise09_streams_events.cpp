@@ -4,7 +4,8 @@
 // proven by what arrived, by what the gate saw, and by the graph a stream capture draws of the
 // learner's calls, never by timing; the one timed check compares the pipeline with references
 // measured in the same run. A failure the driver would not give on demand is made by the ledger
-// (ledger.hpp); cuFuncLoad, which the ledger does not stand before, is interposed here.
+// (ledger.hpp); cuFuncLoad, which the ledger does not stand before, is interposed here. Each case's
+// name begins with the requirements it verifies.
 #include "check.hpp"
 #include "gate.hpp"
 #include "09-streams-events/exercises.hpp"
@@ -128,6 +129,7 @@ class CapturedGraph {
     std::vector<CUgraphNode> nodes(count);
     CU_CHECK(cuGraphGetNodes(graph_, nodes.data(), &count));
     std::map<CUgraphNode, size_t> index;
+    nodes_ = nodes;
     types_.resize(count);
     parents_.resize(count);
     for (size_t i = 0; i < count; ++i) {
@@ -157,6 +159,18 @@ class CapturedGraph {
       if (types_[i] == type) out.push_back(i);
     return out;
   }
+  // The launch shape of a kernel node: grid and block, x, y and z.
+  struct Shape {
+    unsigned grid[3], block[3];
+    bool operator==(const Shape& o) const {
+      return std::equal(grid, grid + 3, o.grid) && std::equal(block, block + 3, o.block);
+    }
+  };
+  Shape launchShape(size_t node) const {
+    CUDA_KERNEL_NODE_PARAMS p{};
+    CU_CHECK(cuGraphKernelNodeGetParams(nodes_[node], &p));
+    return Shape{{p.gridDimX, p.gridDimY, p.gridDimZ}, {p.blockDimX, p.blockDimY, p.blockDimZ}};
+  }
   // Every node that node waits for, directly or through others.
   std::vector<bool> ancestors(size_t node) const {
     std::vector<bool> seen(types_.size(), false);
@@ -173,6 +187,7 @@ class CapturedGraph {
 
  private:
   CUgraph graph_;
+  std::vector<CUgraphNode> nodes_;
   std::vector<CUgraphNodeType> types_;
   std::vector<std::vector<size_t>> parents_;
 };
@@ -274,7 +289,7 @@ EXERCISE("pipeline", "A chunked copy/compute pipeline in two streams",
          "part is n - (chunks - 1) * (n / chunks) long. Launching burn in copies gives the right values but no "
          "overlap; launching it in compute without the wait burns data that has not arrived; recording the event "
          "before the copy lets the kernel pass it.") {
-  TEST_CASE("pipeline returns before anything has run, leaves no handle behind, and every part, the remainder included, is burned after it has arrived") {
+  TEST_CASE("R1 R3 R4: pipeline returns before anything has run, leaves no handle behind, and every part, the remainder included, is burned after it has arrived") {
     Lab lab;
     const unsigned n = (1u << 20) + 5, chunks = 8, rounds = 16;  // the last part has 5 floats more
     PinnedFloats host(n);
@@ -309,7 +324,7 @@ EXERCISE("pipeline", "A chunked copy/compute pipeline in two streams",
                   "(the remainder?)");
   }
 
-  TEST_CASE("as a graph: each part's kernel depends on its own copy and on no later copy, and no copy depends on a kernel") {
+  TEST_CASE("R1 R2: as a graph: each part's kernel depends on its own copy and on no later copy, no copy depends on a kernel, and each kernel has the launch shape the task fixes") {
     Lab lab;
     const unsigned n = 1u << 16, chunks = 4;
     PinnedFloats host(n);
@@ -366,36 +381,60 @@ EXERCISE("pipeline", "A chunked copy/compute pipeline in two streams",
                   "the kernels do not each wait for their own part's copy and no later one (waits: how many copies "
                   "each kernel waits for, in order; 1 2 3 4 is right): an event recorded before its copy, or one "
                   "wait for all copies?");
+    // burn strides over any grid, so the values cannot tell the launch shape: the graph can.
+    const CapturedGraph::Shape fixed{{ex09::kBurnBlocks, 1, 1}, {ex09::kBurnThreads, 1, 1}};
+    size_t otherShapes = 0;
+    for (size_t k : kernelNodes) otherShapes += !(g.launchShape(k) == fixed);
+    CAPTURE(otherShapes);
+    CHECK_MESSAGE(otherShapes == 0, "kernels launched with another shape than kBurnBlocks blocks of kBurnThreads threads");
   }
 
-  TEST_CASE("a cuStreamWaitEvent that fails in the middle is thrown, and no event is left behind") {
+  TEST_CASE("R5: a cuStreamWaitEvent or a kernel launch that fails in the middle is thrown, and no event is left behind") {
     Lab lab;
     const unsigned n = 1u << 16, chunks = 4;
     PinnedFloats host(n);
     std::memset(host.get(), 0, size_t(n) * sizeof(float));
     wbt::DeviceBuffer device(size_t(n) * sizeof(float));
     Stream copies, compute;
-    const wbx::Holdings before = wbx::holdings();
-    std::string outcome;
-    bool fired = false;
-    {
-      wbx::FailCall fail("cuStreamWaitEvent", CUDA_ERROR_INVALID_HANDLE, 2);  // the second part's wait
-      outcome = outcomeOf(
-          [&] { ex09::pipeline(lab.k.burn, host.get(), device.get(), n, chunks, 1, copies.get(), compute.get()); });
-      fired = fail.fired();
+    struct Failing {
+      const char* call;
+      unsigned nth;
+      CUresult error;
+    };
+    // The second part's wait, and the third part's launch (a launch error is returned by the call
+    // itself too, not only at the next synchronisation).
+    const Failing plan[] = {{"cuStreamWaitEvent", 2, CUDA_ERROR_INVALID_HANDLE},
+                            {"cuLaunchKernel", 3, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES}};
+    for (const Failing& f : plan) {
+      const std::string call = f.call;
+      CAPTURE(call);
+      const wbx::Holdings before = wbx::holdings();
+      std::string outcome;
+      bool fired = false;
+      {
+        wbx::FailCall fail(f.call, f.error, f.nth);  // fails without reaching the driver
+        outcome = outcomeOf(
+            [&] { ex09::pipeline(lab.k.burn, host.get(), device.get(), n, chunks, 1, copies.get(), compute.get()); });
+        fired = fail.fired();
+      }
+      copies.sync();
+      compute.sync();
+      const std::string left = wbx::holdings().differenceFrom(before);
+      CAPTURE(outcome);
+      CAPTURE(left);
+      if (call == "cuStreamWaitEvent")
+        REQUIRE_MESSAGE(fired, "pipeline made fewer than two cuStreamWaitEvent calls for four parts: each part's "
+                               "kernel waits for its own copy");
+      if (!fired) {
+        MESSAGE("pipeline made fewer than three calls of " << call << ": that failure could not be shown");
+        continue;
+      }
+      CHECK_MESSAGE(outcome != "returned", "a driver call failed and pipeline returned as if all was enqueued");
+      CHECK_MESSAGE(left == "", "after the failure, pipeline left handles behind");
     }
-    copies.sync();
-    compute.sync();
-    const std::string left = wbx::holdings().differenceFrom(before);
-    CAPTURE(outcome);
-    CAPTURE(left);
-    REQUIRE_MESSAGE(fired, "pipeline made fewer than two cuStreamWaitEvent calls for four parts: each part's kernel "
-                           "waits for its own copy");
-    CHECK_MESSAGE(outcome != "returned", "a cuStreamWaitEvent failed and pipeline returned as if all was enqueued");
-    CHECK_MESSAGE(left == "", "after the failure, pipeline left handles behind");
   }
 
-  TEST_CASE("the pipeline saves at least 0.8 of what a perfect overlap would, against copying and burning alone in this run") {
+  TEST_CASE("R2: the pipeline saves at least 0.8 of what a perfect overlap would, against copying and burning alone in this run") {
     Lab lab;
     const unsigned n = 1u << 25, chunks = 8, part = n / chunks;  // 128 MiB in parts of 16 MiB
     const size_t partBytes = size_t(part) * sizeof(float);
@@ -459,7 +498,7 @@ EXERCISE("preload-kernels", "Every kernel of a library loaded before a gate clos
          "cuKernelGetFunction gives its CUfunction in the current context, and CU_CHECK(cuFuncLoad) finishes loading "
          "it. A CUkernel from cuLibraryGetKernel is a process-wide handle: having one loads nothing into any "
          "context. Touch no context: the current one is where the loading must happen, each time.") {
-  TEST_CASE("after preloadKernels a stamp launched beside a waiting gate runs at once, every function of the library is loaded in the context, and the context stack is as it was") {
+  TEST_CASE("R1 R3: after preloadKernels a stamp launched beside a waiting gate runs at once, every function of the library is loaded in the context, and the context stack is as it was") {
     wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
     Library lib("streams.fatbin");  // loaded afresh: none of its kernels is loaded in any context yet
@@ -491,7 +530,7 @@ EXERCISE("preload-kernels", "Every kernel of a library loaded before a gate clos
 #endif
   }
 
-  TEST_CASE("one library preloaded in the primary context, then in a context of the caller's own (and with two GPUs in device 1's primary context): every function is loaded in each") {
+  TEST_CASE("R1 R2 R3: one library preloaded in the primary context, then in a context of the caller's own (and with two GPUs in device 1's primary context): every function is loaded in each") {
     const int devices = wbt::initDriver();
     wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
@@ -529,22 +568,32 @@ EXERCISE("preload-kernels", "Every kernel of a library loaded before a gate clos
   }
 
 #if CUDA_VERSION >= 12040
-  TEST_CASE("a cuFuncLoad that fails is thrown, not ignored") {
+  TEST_CASE("R4: a cuFuncLoad or cuKernelGetFunction that fails is thrown, not ignored, the first call or a later one") {
     wbt::RetainedPrimary primary(wbt::deviceKeepingPrimary(0));
     wbt::Pushed current(primary.get());
-    Library lib("streams.fatbin");
-    std::string outcome;
-    bool fired = false;
-    {
-      wbx::FailCall fail("cuFuncLoad", CUDA_ERROR_OUT_OF_MEMORY);  // fails without reaching the driver
-      outcome = outcomeOf([&] { ex09::preloadKernels(lib.get()); });
-      fired = fail.fired();
+    struct Failing {
+      const char* call;
+      unsigned nth;  // streams.fatbin has three kernels: gate, stamp and burn
+    };
+    const Failing plan[] = {{"cuFuncLoad", 1}, {"cuFuncLoad", 3}, {"cuKernelGetFunction", 2}};
+    for (const Failing& f : plan) {
+      Library lib("streams.fatbin");  // afresh each time: nothing loaded in the context yet
+      std::string outcome;
+      bool fired = false;
+      {
+        wbx::FailCall fail(f.call, CUDA_ERROR_OUT_OF_MEMORY, f.nth);  // fails without reaching the driver
+        outcome = outcomeOf([&] { ex09::preloadKernels(lib.get()); });
+        fired = fail.fired();
+      }
+      const std::string call = f.call;
+      CAPTURE(call);
+      CAPTURE(f.nth);
+      CAPTURE(outcome);
+      if (!fired)
+        MESSAGE("preloadKernels made fewer calls of " << call << ": that failure could not be shown");
+      else
+        CHECK_MESSAGE(outcome != "returned", "a driver call failed and preloadKernels returned as if every kernel were loaded");
     }
-    CAPTURE(outcome);
-    if (!fired)
-      MESSAGE("preloadKernels made no cuFuncLoad call: the failure could not be shown");
-    else
-      CHECK_MESSAGE(outcome != "returned", "cuFuncLoad failed and preloadKernels returned as if every kernel were loaded");
   }
 #endif
 }
@@ -556,7 +605,7 @@ EXERCISE("staging-ring", "A staging buffer reused only after the copy that reads
          "memcpy src into slot.host, CU_CHECK(cuMemcpyHtoDAsync) from slot.host, then cuEventRecord(slot.copied, "
          "stream), and only then mark the slot used and advance next_. Destructor: cuEventSynchronize each used "
          "event, then cuEventDestroy and cuMemFreeHost.") {
-  TEST_CASE("two buffers: two uploads accepted and a third refused while the stream is held, with nothing allocated; what arrives is what was passed, the refused upload is accepted once the stream has run, and the ring gives back all it held") {
+  TEST_CASE("R1 R3 R5 R7 R11: two buffers: two uploads accepted and a third refused while the stream is held, one too large refused with std::invalid_argument, with nothing allocated; what arrives is what was passed, the refused upload is accepted once the stream has run, and the ring gives back all it held") {
     Lab lab;
     const size_t words = 16384, bytes = words * sizeof(unsigned);  // 64 KiB frames
     const std::vector<unsigned> frames[3] = {frame(0, words), frame(1, words), frame(2, words)};
@@ -568,7 +617,7 @@ EXERCISE("staging-ring", "A staging buffer reused only after the copy that reads
     bool accepted[3] = {false, false, false};
     wb::Gate::Outcome seen = wb::Gate::TimedOut;
     long allocated = 0;
-    std::string heldMore;
+    std::string heldMore, tooLargeWhenBusy;
     {
       wb::Gate gate(lab.k.gate, s.get(), 2.0);  // a ring that waits for a buffer waits 2 s at most
       const long madeBefore = allocationsMade();
@@ -579,6 +628,9 @@ EXERCISE("staging-ring", "A staging buffer reused only after the copy that reads
         accepted[f] = ring->tryUpload(src.data(), bytes, dst.get() + f * bytes, s.get());
         std::fill(src.begin(), src.end(), 0xDEADBEEFu);  // the producer reuses its memory at once
       }
+      // Too large is the caller's bug whether or not the buffer is free: refused as such, not "busy".
+      const std::vector<unsigned> large(words + 1, 7u);
+      tooLargeWhenBusy = outcomeOf([&] { ring->tryUpload(large.data(), bytes + 1, dst.get() + 2 * bytes, s.get()); });
       seen = gate.outcome();
       allocated = allocationsMade() - madeBefore;
       heldMore = wbx::holdings().differenceFrom(beforeUploads);
@@ -596,6 +648,10 @@ EXERCISE("staging-ring", "A staging buffer reused only after the copy that reads
     CHECK(accepted[0]);
     CHECK(accepted[1]);
     CHECK_MESSAGE(!accepted[2], "the third upload was taken while both buffers' copies were still pending");
+    CAPTURE(tooLargeWhenBusy);
+    CHECK_MESSAGE(tooLargeWhenBusy == "std::invalid_argument",
+                  "an upload larger than a buffer, made while the next buffer was busy, was not refused with "
+                  "std::invalid_argument: check the size first, whatever the buffer's state");
     CAPTURE(allocated);
     CAPTURE(heldMore);
     CHECK_MESSAGE((allocated == 0 && heldMore == ""),
@@ -611,42 +667,89 @@ EXERCISE("staging-ring", "A staging buffer reused only after the copy that reads
     CHECK_MESSAGE(leftByRing == "", "the destroyed ring did not give back everything it held");
   }
 
-  TEST_CASE("a ring of 0 buffers or of 0 bytes, and an upload larger than a buffer, are refused with std::invalid_argument") {
+  TEST_CASE("R5: a refused upload leaves the ring at its busy buffer: with the other buffer free, the next upload is refused too") {
+    Lab lab;
+    const size_t words = 1024, bytes = words * sizeof(unsigned);
+    wbt::DeviceBuffer dst(5 * bytes);
+    const std::vector<unsigned> src = frame(9, words);
+    Stream idle, held;
+    ex09::StagingRing ring(2, bytes);  // declared before the gate: destroyed after it has opened
+    bool took[5] = {false, false, false, false, false};
+    wb::Gate::Outcome seen = wb::Gate::TimedOut;
+    {
+      wb::Gate gate(lab.k.gate, held.get(), 2.0);
+      took[0] = ring.tryUpload(src.data(), bytes, dst.get(), idle.get());            // buffer 0
+      took[1] = ring.tryUpload(src.data(), bytes, dst.get() + bytes, held.get());    // buffer 1, held
+      idle.sync();                                                                   // buffer 0's copy has run
+      took[2] = ring.tryUpload(src.data(), bytes, dst.get() + 2 * bytes, idle.get());  // buffer 0 again
+      idle.sync();
+      took[3] = ring.tryUpload(src.data(), bytes, dst.get() + 3 * bytes, idle.get());  // buffer 1: busy
+      took[4] = ring.tryUpload(src.data(), bytes, dst.get() + 4 * bytes, idle.get());  // still buffer 1: busy
+      seen = gate.outcome();
+      gate.open();
+      held.sync();
+    }
+    idle.sync();
+    REQUIRE_MESSAGE(seen == wb::Gate::Waiting, "tryUpload waited for the stream: it must return at once");
+    REQUIRE((took[0] && took[1]));
+    CHECK_MESSAGE(took[2], "a buffer whose copy had run was refused");
+    CHECK_MESSAGE(!took[3], "an upload was taken while the ring's next buffer's copy was still pending");
+    CHECK_MESSAGE(!took[4],
+                  "after a refused upload the ring moved on to the other buffer: a refusal does nothing, and the "
+                  "ring's next buffer is still the busy one");
+  }
+
+  TEST_CASE("R2 R3: a ring of 0 buffers or of 0 bytes, and an upload larger than a buffer, are refused with std::invalid_argument; an upload of exactly a buffer is taken") {
     Primary ctx;
     const std::string noBuffers = outcomeOf([] { ex09::StagingRing ring(0, 4096); });
     const std::string noBytes = outcomeOf([] { ex09::StagingRing ring(2, 0); });
     std::vector<unsigned char> src(4097, 1);
     wbt::DeviceBuffer dst(8192);
     Stream s;
-    std::string tooLarge = "no ring";
+    std::string tooLarge = "no ring", exact = "no ring";
+    bool exactTaken = false;
     {
       ex09::StagingRing ring(2, 4096);
       tooLarge = outcomeOf([&] { ring.tryUpload(src.data(), src.size(), dst.get(), s.get()); });
+      exact = outcomeOf([&] { exactTaken = ring.tryUpload(src.data(), 4096, dst.get(), s.get()); });
+      s.sync();
     }
     CHECK(noBuffers == "std::invalid_argument");
     CHECK(noBytes == "std::invalid_argument");
     CHECK(tooLarge == "std::invalid_argument");
+    CAPTURE(exact);
+    CHECK_MESSAGE((exact == "returned" && exactTaken), "an upload of exactly bytesEach bytes was not taken");
   }
 
-  TEST_CASE("a constructor whose second event cannot be made throws, and leaves nothing behind") {
+  TEST_CASE("R4: a constructor whose second event or second buffer cannot be made throws, and leaves nothing behind") {
     Primary ctx;
-    const wbx::Holdings before = wbx::holdings();
-    std::string outcome;
-    bool fired = false;
-    {
-      wbx::FailCall fail("cuEventCreate", CUDA_ERROR_OUT_OF_MEMORY, 2);  // fails without reaching the driver
-      outcome = outcomeOf([] { ex09::StagingRing ring(3, 4096); });
-      fired = fail.fired();
+    struct Failing {
+      const char* call;
+      CUresult error;
+    };
+    const Failing plan[] = {{"cuEventCreate", CUDA_ERROR_OUT_OF_MEMORY}, {"cuMemAllocHost", CUDA_ERROR_OUT_OF_MEMORY}};
+    for (const Failing& f : plan) {
+      const std::string call = f.call;
+      CAPTURE(call);
+      const wbx::Holdings before = wbx::holdings();
+      std::string outcome;
+      bool fired = false;
+      {
+        wbx::FailCall fail(f.call, f.error, 2);  // fails without reaching the driver
+        outcome = outcomeOf([] { ex09::StagingRing ring(3, 4096); });
+        fired = fail.fired();
+      }
+      const std::string left = wbx::holdings().differenceFrom(before);
+      CAPTURE(outcome);
+      CAPTURE(left);
+      REQUIRE_MESSAGE(fired, "the constructor of a ring of three made fewer than two: one buffer (cuMemAllocHost) and "
+                             "one event per buffer, made there");
+      CHECK_MESSAGE(outcome != "returned", "an allocation failed and the constructor went on");
+      CHECK_MESSAGE(left == "", "the failed constructor left pinned memory or events behind");
     }
-    const std::string left = wbx::holdings().differenceFrom(before);
-    CAPTURE(outcome);
-    CAPTURE(left);
-    REQUIRE_MESSAGE(fired, "the constructor of a ring of three made fewer than two events: one per buffer, made there");
-    CHECK_MESSAGE(outcome != "returned", "an event could not be made and the constructor went on");
-    CHECK_MESSAGE(left == "", "the failed constructor left pinned memory or events behind");
   }
 
-  TEST_CASE("a failing cuEventQuery is thrown, not taken for a busy buffer") {
+  TEST_CASE("R6: a failing cuEventQuery is thrown, not taken for a busy buffer") {
     Primary ctx;
     const size_t words = 1024, bytes = words * sizeof(unsigned);
     wbt::DeviceBuffer dst(bytes);
@@ -674,36 +777,51 @@ EXERCISE("staging-ring", "A staging buffer reused only after the copy that reads
                   "CUDA_ERROR_NOT_READY means busy");
   }
 
-  TEST_CASE("a copy that cannot be enqueued is thrown without recording an event, and the ring takes the next uploads") {
-    Primary ctx;
+  TEST_CASE("R7 R9: a copy that cannot be enqueued is thrown without recording an event, and leaves the ring at its buffer: the next upload is taken while the other buffer is still held") {
+    Lab lab;
     const size_t words = 1024, bytes = words * sizeof(unsigned);
-    wbt::DeviceBuffer dst(2 * bytes);
-    wbt::setBytes(dst.get(), 0, 2 * bytes);
+    wbt::DeviceBuffer dst(3 * bytes);
+    wbt::setBytes(dst.get(), 0, 3 * bytes);
     Stream s;
-    ex09::StagingRing ring(2, bytes);
-    const std::vector<unsigned> lost = frame(3, words), a = frame(4, words), b = frame(5, words);
+    ex09::StagingRing ring(2, bytes);  // declared before the gate: destroyed after it has opened
+    const std::vector<unsigned> held = frame(6, words), lost = frame(3, words), a = frame(4, words),
+                                b = frame(5, words);
     std::string outcome;
-    bool fired = false;
+    bool fired = false, tookHeld = false, tookA = false;
     long recorded = 0;
+    wb::Gate::Outcome seen = wb::Gate::TimedOut;
     {
-      wbx::FailCall fail("cuMemcpyHtoDAsync", CUDA_ERROR_INVALID_VALUE);  // fails without reaching the driver
-      const long recordsBefore = wbx::calls("cuEventRecord");
-      outcome = outcomeOf([&] { ring.tryUpload(lost.data(), bytes, dst.get(), s.get()); });
-      recorded = wbx::calls("cuEventRecord") - recordsBefore;
-      fired = fail.fired();
+      wb::Gate gate(lab.k.gate, s.get(), 2.0);
+      tookHeld = ring.tryUpload(held.data(), bytes, dst.get(), s.get());  // buffer 0, its copy held by the gate
+      {
+        wbx::FailCall fail("cuMemcpyHtoDAsync", CUDA_ERROR_INVALID_VALUE);  // fails without reaching the driver
+        const long recordsBefore = wbx::calls("cuEventRecord");
+        outcome = outcomeOf([&] { ring.tryUpload(lost.data(), bytes, dst.get() + 2 * bytes, s.get()); });
+        recorded = wbx::calls("cuEventRecord") - recordsBefore;
+        fired = fail.fired();
+      }
+      tookA = ring.tryUpload(a.data(), bytes, dst.get() + bytes, s.get());  // buffer 1, still free
+      seen = gate.outcome();
+      gate.open();
+      s.sync();
     }
-    const bool tookA = ring.tryUpload(a.data(), bytes, dst.get(), s.get());
-    const bool tookB = ring.tryUpload(b.data(), bytes, dst.get() + bytes, s.get());
+    const bool tookB = ring.tryUpload(b.data(), bytes, dst.get() + 2 * bytes, s.get());  // buffer 0, its copy run
     s.sync();
     CAPTURE(outcome);
     CAPTURE(recorded);
+    REQUIRE(tookHeld);
     REQUIRE_MESSAGE(fired, "tryUpload made no cuMemcpyHtoDAsync: the task asks for one");
     CHECK_MESSAGE(outcome != "returned", "the copy failed and tryUpload returned as if it had been enqueued");
     CHECK_MESSAGE(recorded == 0,
                   "an event was recorded although the copy never was: an event recorded before its copy completes "
                   "before the copy has run");
-    CHECK_MESSAGE((tookA && tookB), "after the failed upload the ring refused uploads with both buffers free");
-    CHECK(readBack<unsigned>(dst.get(), words) == a);
-    CHECK(readBack<unsigned>(dst.get() + bytes, words) == b);
+    CHECK_MESSAGE(seen == wb::Gate::Waiting, "tryUpload waited for the stream: it must return at once");
+    CHECK_MESSAGE(tookA,
+                  "after the failed upload the ring refused an upload with its next buffer free: the failed upload "
+                  "moved the ring on to the busy buffer");
+    CHECK_MESSAGE(tookB, "after the failed upload the ring refused an upload once the stream had run");
+    CHECK(readBack<unsigned>(dst.get(), words) == held);
+    CHECK(readBack<unsigned>(dst.get() + bytes, words) == a);
+    CHECK(readBack<unsigned>(dst.get() + 2 * bytes, words) == b);
   }
 }

@@ -3,7 +3,8 @@
 // one test case marked `* doctest::skip(!wbt::inChild())`, with a time limit, and printing what it
 // saw in lines this process reads back. The supervisor's workers are such children too, started by
 // the learner's runJob. This process never faults (the sanitize target checks it, not its
-// children), and nothing sleeps: pending work comes from lesson 09's gate kernel.
+// children), and nothing sleeps: pending work comes from lesson 09's gate kernel. Each case's name
+// (but the children's) begins with the requirements it verifies.
 #include "check.hpp"
 #include "gate.hpp"
 #include "scratch.hpp"
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -143,8 +145,12 @@ size_t countLines(const std::string& text, const std::string& line, bool prefix 
 
 // ---- supervisor: the job, and the workers the learner's runJob starts ----
 
-const std::vector<unsigned> kJob = {40, 7, 23, 3, 31, 16, 9, 28};  // chunk ids, in this order
-constexpr unsigned kFaultsOnce = 23, kFaultsAlways = 16;           // at its first attempt; at every one
+const std::vector<unsigned> kJob = {40, 7, 23, 3, 31, 16, 9, 12, 28};  // chunk ids, in this order
+constexpr unsigned kFaultsOnce = 23, kFaultsAlways = 16;               // at its first attempt; at every one
+constexpr unsigned kKilledOnce = 12;  // its worker kills itself with SIGKILL at its first attempt
+// Where in kJob each worker's chunks begin: the first, then 23 (which faulted once), 16 (faulted),
+// 16 again (faulted, and given up), 9 (after the chunk given up), 12 (killed once).
+const size_t kWorkerStarts[] = {0, 2, 5, 6, 7};
 constexpr unsigned kMaxAttempts = 2, kWorkerSeconds = 20, kSupervisorSeconds = 60;
 constexpr unsigned kPerChunk = 4096;  // chunk c sums k * k over [c * kPerChunk, (c + 1) * kPerChunk)
 const char* const kWorkerCase = "worker: does the chunks named after --chunks";
@@ -255,6 +261,9 @@ EXERCISE("supervisor", "A supervisor that finishes a job although one chunk faul
     REQUIRE(log != nullptr);
     const std::vector<unsigned> ids = chunksOnCommandLine();
     appendLine(log, "worker " + std::to_string(getpid()));
+    std::string arguments = "arguments";
+    for (unsigned id : ids) arguments += " " + std::to_string(id);
+    appendLine(log, arguments);
     Lab lab;
     const CUfunction chunk = lab.kernel("job_chunk");
     wbt::DeviceBuffer sum(sizeof(unsigned long long));
@@ -262,6 +271,7 @@ EXERCISE("supervisor", "A supervisor that finishes a job although one chunk faul
       const std::string begin = "begin " + std::to_string(id);
       const bool firstAttempt = countLines(readFile(log), begin) == 0;
       appendLine(log, begin);
+      if (id == kKilledOnce && firstAttempt) std::raise(SIGKILL);  // ended by a signal, not by an exit
       const int poison = id == kFaultsAlways || (id == kFaultsOnce && firstAttempt);
       CU_CHECK(cuMemsetD32(sum.get(), 0, 2));
       ChunkArgs args(sum.get(), id * kPerChunk, kPerChunk, poison);
@@ -284,7 +294,7 @@ EXERCISE("supervisor", "A supervisor that finishes a job although one chunk faul
     std::fflush(stdout);
   }
 
-  TEST_CASE("eight chunks, one faulting at its first attempt and one at every attempt: all but that one done, each chunk tried as often as the retry limit allows, by four workers") {
+  TEST_CASE("R1 R2 R3 R4 R5: nine chunks, one faulting at its first attempt, one at every attempt and one killed at its first: all but the one always faulting done, each chunk tried as often as the retry limit allows, by five workers, each started with the chunks from the first unfinished one on") {
     wb::ScratchDir scratch;
     const std::string log = scratch.path() + "/workers.log";
     const wb::ProcessEnd end = runCase(kSupervisorCase, {"WORKBOOK_JOB_LOG=" + log}, kSupervisorSeconds);
@@ -304,7 +314,7 @@ EXERCISE("supervisor", "A supervisor that finishes a job although one chunk faul
       REQUIRE(std::sscanf(field(output, "outcome-" + std::to_string(i)).c_str(), "%d %llu %u", &doneFlag, &result,
                           &attempts) == 3);
       const bool done = doneFlag != 0;
-      const unsigned expectedAttempts = id == kFaultsAlways ? kMaxAttempts : id == kFaultsOnce ? 2 : 1;
+      const unsigned expectedAttempts = id == kFaultsAlways ? kMaxAttempts : id == kFaultsOnce || id == kKilledOnce ? 2 : 1;
       if (id == kFaultsAlways) {
         CHECK_MESSAGE(!done, "the chunk that faults at every attempt is reported done");
       } else {
@@ -316,7 +326,21 @@ EXERCISE("supervisor", "A supervisor that finishes a job although one chunk faul
       CHECK_MESSAGE(begun == expectedAttempts, "workers began this chunk a different number of times");
     }
     const size_t workers = countLines(workerLog, "worker ", true);
-    CHECK_MESSAGE(workers == 4, "start a fresh worker only when the last one ended before finishing its chunks");
+    CHECK_MESSAGE(workers == 5, "start a fresh worker only when the last one ended before finishing its chunks");
+    // What each worker was started with, as it read its arguments: one id each, in kJob's order.
+    std::string started, want;
+    std::istringstream lines(workerLog);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("arguments", 0) == 0) started += line + "\n";
+    for (size_t from : kWorkerStarts) {
+      want += "arguments";
+      for (size_t i = from; i < kJob.size(); ++i) want += " " + std::to_string(kJob[i]);
+      want += "\n";
+    }
+    CAPTURE(started);
+    CHECK_MESSAGE(started == want,
+                  "the workers were not each started with the chunks from the first unfinished one on, one "
+                  "argument per chunk (std::to_string), in the order given");
   }
 }
 
@@ -325,7 +349,7 @@ EXERCISE("must-restart", "A health check that tells from an error whether the pr
          "relaunched\" (search the header for that phrase; there are more than the 7xx codes) and for "
          "CUDA_ERROR_ASSERT; false otherwise. A refused launch, CUDA_ERROR_OUT_OF_MEMORY or a missing kernel are "
          "about one call: the context goes on.") {
-  TEST_CASE("true for every code cuda.h documents as leaving the process or its context unusable, false for CUDA_SUCCESS and CUDA_ERROR_NOT_READY") {
+  TEST_CASE("R1 R2: true for every code cuda.h documents as leaving the process or its context unusable, false for CUDA_SUCCESS and CUDA_ERROR_NOT_READY") {
     std::vector<bool> verdicts;
     for (CUresult code : kDocumentedFatal) verdicts.push_back(ex10::mustRestart(code));
     const bool onSuccess = ex10::mustRestart(CUDA_SUCCESS);
@@ -368,7 +392,7 @@ EXERCISE("must-restart", "A health check that tells from an error whether the pr
     std::fflush(stdout);
   }
 
-  TEST_CASE("what this driver returned after four kinds of kernel fault means restart, where an allocation after it failed too") {
+  TEST_CASE("R1: what this driver returned after four kinds of kernel fault means restart, where an allocation after it failed too") {
     std::vector<std::future<wb::ProcessEnd>> runs;
     for (const char* kind : kFaultKinds)
       runs.push_back(std::async(std::launch::async, [kind] {
@@ -403,7 +427,7 @@ EXERCISE("must-restart", "A health check that tells from an error whether the pr
     }
   }
 
-  TEST_CASE("errors after which this process goes on working do not mean restart: a launch of too many threads, an allocation too large, memory registered twice, a kernel the image lacks, events never recorded, no current context") {
+  TEST_CASE("R3: errors after which this process goes on working do not mean restart: a launch of too many threads, an allocation too large, memory registered twice, a kernel the image lacks, events never recorded, no current context") {
     Lab lab;
     const CUfunction chunk = lab.kernel("job_chunk");
     wbt::DeviceBuffer sum(sizeof(unsigned long long));
@@ -509,7 +533,7 @@ EXERCISE("launch-log", "Launches that name the kernel behind an asynchronous fau
     std::fflush(stdout);
   }
 
-  TEST_CASE("in debug mode the fault is thrown by the launch of the kernel that faulted, naming it alone") {
+  TEST_CASE("R5: in debug mode the fault is thrown by the launch of the kernel that faulted, naming it alone") {
     const wb::ProcessEnd end = launchLogChild(true);
     rethrowNotDone(end);
     const std::string output = end.output;
@@ -522,7 +546,7 @@ EXERCISE("launch-log", "Launches that name the kernel behind an asynchronous fau
     CHECK(suspects == "scribble");
   }
 
-  TEST_CASE("without debug mode a later call throws the fault, naming every launch since the last successful wait") {
+  TEST_CASE("R3: without debug mode a later call throws the fault, naming every launch since the last successful wait") {
     const wb::ProcessEnd end = launchLogChild(false);
     rethrowNotDone(end);
     const std::string output = end.output;
@@ -536,7 +560,7 @@ EXERCISE("launch-log", "Launches that name the kernel behind an asynchronous fau
     CHECK(suspects == "fill,scribble,after");
   }
 
-  TEST_CASE("a refused launch throws the driver's code naming the launches since the last successful wait, the list starts empty after each throw, launches go into the log's stream without waiting, and wait() waits for that stream alone") {
+  TEST_CASE("R1 R2 R3 R4 R5: a refused launch throws the driver's code naming the launches since the last successful wait, the list starts empty after each throw, launches go into the log's stream without waiting, and wait() waits for that stream alone") {
     GateLab lab;
     const CUfunction chunk = lab.kernel("job_chunk");
     wbt::DeviceBuffer sum(sizeof(unsigned long long));
@@ -621,5 +645,42 @@ EXERCISE("launch-log", "Launches that name the kernel behind an asynchronous fau
     CHECK_FALSE(debugged.threw);
     CHECK_MESSAGE(debugContextWaits == 0,
                   "in debug mode a launch synchronised the whole context, not only the log's stream");
+  }
+
+  TEST_CASE("R3 R4: a wait() that fails throws the driver's code naming the launches since the last successful wait, and the list starts empty after it") {
+    Lab lab;
+    const CUfunction chunk = lab.kernel("job_chunk");
+    wbt::DeviceBuffer sum(sizeof(unsigned long long));
+    REQUIRE(contextWorks(chunk, sum.get()));
+    ChunkArgs args(sum.get(), 0, 4, 0);
+    Stream stream;
+    ex10::LaunchLog log(stream.get(), false);
+    Thrown failed;
+    bool fired = false;
+    {
+      // What a fault makes the synchronisation return, without a fault (this process must not have one).
+      wbx::FailCall fail("cuStreamSynchronize", CUDA_ERROR_LAUNCH_FAILED);  // fails without reaching the driver
+      failed = attempt([&] {
+        log.launch("before-failed-wait", chunk, 1, 256, args.list);
+        log.wait();
+      });
+      fired = fail.fired();
+    }
+    stream.sync();
+    const Thrown after = attempt([&] {
+      log.launch("after-failed-wait", chunk, 1, 256, args.list);
+      log.launch("too-wide", chunk, 1, 2048, args.list);  // refused (the case above requires it)
+    });
+    stream.sync();
+    if (!fired) {
+      MESSAGE("wait() made no cuStreamSynchronize call: its failure could not be shown");
+      return;
+    }
+    CHECK_MESSAGE(failed.threw, "cuStreamSynchronize failed and wait() returned");
+    CHECK_MESSAGE(failed.code == CUDA_ERROR_LAUNCH_FAILED, "the LaunchError does not carry the code the driver returned");
+    CHECK(failed.suspects == "before-failed-wait");
+    CHECK(after.threw);
+    CHECK_MESSAGE(after.suspects == "after-failed-wait,too-wide",
+                  "after a wait() that threw, the list did not start empty again");
   }
 }

@@ -3,7 +3,8 @@
 // and the lesson's kernel add_one), the library by the driver. Pending work comes from the gate
 // kernel (common/gate.hpp): "only enqueues" is proven by what the gate saw, never by timing.
 // Nothing here resets the device or faults, so every check runs in this process. The ledger
-// (ledger.hpp) counts what the library holds, and fails one cuLaunchKernel on demand.
+// (ledger.hpp) counts what the library holds, and fails one cuLaunchKernel on demand. Each case's
+// name begins with the requirements it verifies.
 #include "check.hpp"
 #include "gate.hpp"
 #include "runtime_kernel.hpp"
@@ -206,7 +207,7 @@ EXERCISE("framework-stream", "Driver work in a runtime framework's stream, from 
          "or set nothing, and never synchronise: return right after cuLaunchKernel(..., stream, args, nullptr) "
          "with void* args[] = {&data, &factor, &offset, &n} in (n + 255) / 256 blocks of 256 threads, and no "
          "launch when n is 0 (a grid of no blocks is refused). CU_CHECK throws wb::DriverError.") {
-  TEST_CASE("in the framework's thread: scaleInStream only enqueues, in the stream's order between the framework's own launches, over n elements and no more, and the primary context stays current") {
+  TEST_CASE("R1 R3 R5: in the framework's thread: scaleInStream only enqueues, in the stream's order between the framework's own launches, over n elements and no more, and the primary context stays current") {
     Lab lab;
     RuntimeStream stream;
     RuntimeFloats data(kElements + kGuard, 1.0f);
@@ -236,7 +237,7 @@ EXERCISE("framework-stream", "Driver work in a runtime framework's stream, from 
     CHECK_MESSAGE(after == lab.primary(), "the framework's thread no longer has the primary context current");
   }
 
-  TEST_CASE("from a new thread, where no context is current: the work is done, the thread still has no context current afterwards, and the process holds what it held") {
+  TEST_CASE("R4 R5 R6: from a new thread, where no context is current: the work is done, the thread still has no context current afterwards, and the process holds what it held") {
     Lab lab;
     RuntimeStream stream;
     RuntimeFloats data(kElements, 2.0f);
@@ -256,7 +257,7 @@ EXERCISE("framework-stream", "Driver work in a runtime framework's stream, from 
     CHECK_MESSAGE(wb::mismatches(data.read(), 7.0f) == 0, "elements that are not 2 * 2 + 3");
   }
 
-  TEST_CASE("from a thread where another library's context is current: the work is done, and that context is still current, alone on the thread's stack") {
+  TEST_CASE("R4 R5 R6: from a thread where another library's context is current: the work is done, and that context is still current, alone on the thread's stack") {
     Lab lab;
     RuntimeStream stream;
     RuntimeFloats data(kElements, 2.0f);
@@ -279,7 +280,7 @@ EXERCISE("framework-stream", "Driver work in a runtime framework's stream, from 
     CHECK_MESSAGE(wb::mismatches(data.read(), 7.0f) == 0, "elements that are not 2 * 2 + 3");
   }
 
-  TEST_CASE("with a stream the framework made while a context of its own was current, called where the primary context is current: the work is done in the framework's context") {
+  TEST_CASE("R4 R5 R6: with a stream the framework made while a context of its own was current, called where the primary context is current: the work is done in the framework's context") {
     Lab lab;
     wbt::OwnedContext frameworks(wbt::device(0));  // created and pushed: the runtime now uses it (step 2)
     RuntimeStream stream;
@@ -299,7 +300,7 @@ EXERCISE("framework-stream", "Driver work in a runtime framework's stream, from 
                   "elements that are not 2 * 2 + 3: was the work done in the primary context, not the stream's?");
   }
 
-  TEST_CASE("a failed launch is thrown as wb::DriverError with its code, and the calling thread's context stack is as it was; an empty tensor changes nothing, and one smaller than a block is scaled") {
+  TEST_CASE("R1 R2 R5 R6 R7: a failed launch is thrown as wb::DriverError with its code, and the calling thread's context stack is as it was; an empty tensor changes nothing, and one smaller than a block is scaled") {
     Lab lab;
     RuntimeStream stream;
     RuntimeFloats data(kElements, 2.0f);
@@ -343,7 +344,7 @@ EXERCISE("kernel-through-driver", "The framework's kernel launched with cuLaunch
          "first if needed, whatever the thread has current. The cudaFunction_t of cudaGetFuncBySymbol, like the "
          "CUfunction of cuKernelGetFunction, belongs to one context, and a stream of another refuses it. Arguments: "
          "void* args[] = {&data, &n}, in (n + 255) / 256 blocks of 256 threads.") {
-  TEST_CASE("add_one through cuLaunchKernel adds one to each of n elements, in the stream's order, and returns before it has run") {
+  TEST_CASE("R1 R2: add_one through cuLaunchKernel adds one to each of n elements, in the stream's order, and returns before it has run") {
     Lab lab;
     const unsigned n = 1000, few = 100;
     RuntimeStream stream;
@@ -376,7 +377,7 @@ EXERCISE("kernel-through-driver", "The framework's kernel launched with cuLaunch
                   "stream's order");
   }
 
-  TEST_CASE("add_one through cuLaunchKernel works in the primary context, then in a context the application created and made current, then in that context from a thread where the primary context is current") {
+  TEST_CASE("R3: add_one through cuLaunchKernel works in the primary context, then in a context the application created and made current, then in that context from a thread where the primary context is current") {
     Lab lab;
     const unsigned n = 1000;
     std::vector<float> inPrimary;
@@ -403,7 +404,7 @@ EXERCISE("kernel-through-driver", "The framework's kernel launched with cuLaunch
                   "in the created context's stream, called with the primary context current, elements that are not 6 + 1");
   }
 
-  TEST_CASE("a failed launch is thrown as wb::DriverError with its code") {
+  TEST_CASE("R4: a failed launch is thrown as wb::DriverError with its code") {
     Lab lab;
     RuntimeStream stream;
     RuntimeFloats data(1000, 0.0f);

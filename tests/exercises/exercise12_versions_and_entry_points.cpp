@@ -4,6 +4,7 @@
 // driver reads them once, at cuInit (lesson 12 shows the same for its own children). This binary
 // stands between the code and two more entry points: cuGetProcAddress, which a check can make fail
 // (wbx::FailCall), and cuDriverGetVersion, which a check can make report another driver's version.
+// Each case's name (but the children's) begins with the requirements it verifies.
 #include "check.hpp"
 #include "scratch.hpp"
 #include "12-versions-and-entry-points/exercises.hpp"
@@ -196,7 +197,7 @@ EXERCISE("entry-point", "A driver function looked up by name and version, every 
          "CU_GET_PROC_ADDRESS_SUCCESS, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND and "
          "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT all come with CUDA_SUCCESS, and a null pointer alone does not "
          "say which of the last two it was.") {
-  TEST_CASE("cuMemAlloc, cuMemFree and cuDriverGetVersion as of CUDA 12.0 are Found, and work through their types from cudaTypedefs.h") {
+  TEST_CASE("R1: cuMemAlloc, cuMemFree and cuDriverGetVersion as of CUDA 12.0 are Found, and work through their types from cudaTypedefs.h") {
     wbt::initDriver();
     const ex12::Resolved alloc = ex12::resolveEntryPoint("cuMemAlloc", 12000);
     const ex12::Resolved release = ex12::resolveEntryPoint("cuMemFree", 12000);
@@ -224,7 +225,7 @@ EXERCISE("entry-point", "A driver function looked up by name and version, every 
     CHECK(through == driverVersion());
   }
 
-  TEST_CASE("cuMemAlloc as of the driver's own version is Found; an unknown name is NotInDriver, a version older than the function NotInVersion, one a minor or a major version newer than the driver BeyondDriver, each with no pointer") {
+  TEST_CASE("R1 R2 R3 R4: cuMemAlloc as of the driver's own version is Found; an unknown name is NotInDriver, a version older than the function NotInVersion, one a minor or a major version newer than the driver BeyondDriver, each with no pointer") {
     wbt::initDriver();
     const int driver = driverVersion();
     const ex12::Resolved own = ex12::resolveEntryPoint("cuMemAlloc", driver);
@@ -258,7 +259,7 @@ EXERCISE("entry-point", "A driver function looked up by name and version, every 
     CHECK(majorAhead.pfn == nullptr);
   }
 
-  TEST_CASE("when cuGetProcAddress itself fails for a version the driver supports, the error is thrown as wb::DriverError with its code, not taken for an answer") {
+  TEST_CASE("R5: when cuGetProcAddress itself fails for a version the driver supports, the error is thrown as wb::DriverError with its code, not taken for an answer") {
     wbt::initDriver();
     for (const CUresult injected : {CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED}) {
       const std::string failure = wb::errorName(injected);
@@ -289,7 +290,7 @@ EXERCISE("version-check", "A start-up check of the driver against the toolkit th
          "minor versions. With the same major version, an older driver is MinorVersion, not None: comparing the "
          "whole numbers (12040 against 12080) refuses programs the driver runs. A driver at least as new as the "
          "toolkit is Full, across major versions too. major.minor is v / 1000 and v % 1000 / 10: 12080 is 12.8.") {
-  TEST_CASE("eight version pairs: the level the compatibility guide gives, and a message that names both versions as major.minor") {
+  TEST_CASE("R1 R2 R3 R4: eight version pairs: the level the compatibility guide gives, and a message that names both versions as major.minor") {
     struct Pair {
       int driver, toolkit;
       ex12::Compatibility level;
@@ -314,7 +315,7 @@ EXERCISE("version-check", "A start-up check of the driver against the toolkit th
     }
   }
 
-  TEST_CASE("checkThisProcess says what checkVersions says for cuDriverGetVersion and CUDA_VERSION") {
+  TEST_CASE("R6: checkThisProcess says what checkVersions says for cuDriverGetVersion and CUDA_VERSION") {
     const ex12::VersionCheck here = ex12::checkThisProcess();
     wbt::initDriver();
     const ex12::VersionCheck expected = ex12::checkVersions(driverVersion(), CUDA_VERSION);
@@ -327,7 +328,7 @@ EXERCISE("version-check", "A start-up check of the driver against the toolkit th
                   ("the message does not name CUDA_VERSION as " + majorMinor(CUDA_VERSION)));
   }
 
-  TEST_CASE("checkThisProcess asks the driver it runs on: with cuDriverGetVersion reporting a driver a major version older than CUDA_VERSION it says None, and with one a major version newer Full") {
+  TEST_CASE("R6: checkThisProcess asks the driver it runs on: with cuDriverGetVersion reporting a driver a major version older than CUDA_VERSION it says None, and with one a major version newer Full") {
     const int built = CUDA_VERSION;
     const int older = (built / 1000 - 1) * 1000 + 80, newer = (built / 1000 + 1) * 1000;
     ex12::VersionCheck underOlder, underNewer;
@@ -450,11 +451,11 @@ EXERCISE("cubin-or-ptx", "A kernel from the cubin for this GPU, or from PTX wher
     CHECK_MESSAGE(heldByFailure == "", "after a failed loadKernel the process still holds: " << heldByFailure);
   }
 
-  TEST_CASE("with the JIT allowed: the device's own cubin is used, and a cubin for another architecture falls back to the PTX") {
+  TEST_CASE("R1 R2 R3 R4: with the JIT allowed: the device's own cubin is used, and a cubin for another architecture falls back to the PTX") {
     runLoadChild("child: loadKernel with the JIT allowed", false);
   }
 
-  TEST_CASE("with the JIT forbidden: the device's own cubin still loads, and the fallback fails with the PTX's own error") {
+  TEST_CASE("R1 R3 R4: with the JIT forbidden: the device's own cubin still loads, and the fallback fails with the PTX's own error") {
     runLoadChild("child: loadKernel with the JIT forbidden", true);
   }
 }

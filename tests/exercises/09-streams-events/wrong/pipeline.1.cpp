@@ -1,7 +1,7 @@
-// Wrong: "each kernel must run after its copy, so put it in the same stream": all in copies
+// Wrong (R2): "each kernel must run after its copy, so put it in the same stream": all in copies
 //
 // The values are right, but part i + 1's copy now waits behind part i's kernel, so the pipeline
-// takes as long as copying and burning one after the other. In "as a graph ...",
+// takes as long as copying and burning one after the other. In "R1 R2: as a graph ...",
 // `copiesAfterAKernel == 0` fails; in the timed case, `pipelineMs <= limit` fails.
 #include "exercises.hpp"
 

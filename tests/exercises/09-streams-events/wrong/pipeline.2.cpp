@@ -1,9 +1,9 @@
-// Wrong: launches each kernel in compute without waiting for its part's copy
+// Wrong (R2): launches each kernel in compute without waiting for its part's copy
 //
 // "Streams run in order, and each copy was enqueued before its kernel": but only within one
 // stream. compute has no reason to wait for copies, so each part is burned before it has arrived
 // (here while the gate holds copies), and the copy then overwrites it with the unburned data. In
-// the first case, `wrong == 0` fails; in "as a graph ...", compute never joins the capture and
+// the first case, `wrong == 0` fails; in "R1 R2: as a graph ...", compute never joins the capture and
 // `kernelsCaptured == chunks` fails.
 #include "exercises.hpp"
 

@@ -1,8 +1,8 @@
-// Wrong: records the event before the copy it guards
+// Wrong (R2): records the event before the copy it guards
 //
 // "Mark the part, then copy it": the event completes when everything before the copy has, so
 // each kernel waits for the previous part's copy and may burn its own part while it is still
-// arriving. A race that a quick run may win; the graph shows it: in "as a graph ...", the kernels
+// arriving. A race that a quick run may win; the graph shows it: in "R1 R2: as a graph ...", the kernels
 // wait for 0 1 2 3 copies and `copiesBeforeKernel == want` fails.
 #include "exercises.hpp"
 

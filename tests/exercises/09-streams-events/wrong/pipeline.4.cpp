@@ -1,4 +1,4 @@
-// Wrong: gives every part n / chunks floats, so the remainder is never copied or burned
+// Wrong (R1): gives every part n / chunks floats, so the remainder is never copied or burned
 //
 // Right whenever chunks divides n, as it does in most examples. The check's first case has 5
 // floats more than 8 equal parts: they keep the -1.0 the check seeded, and `wrong == 0` fails.

@@ -1,4 +1,4 @@
-// Wrong: makes an event per part and never destroys them
+// Wrong (R4): makes an event per part and never destroys them
 //
 // "An event recorded in a stream must live until the wait has happened", so none is destroyed; a
 // server that calls pipeline per batch leaks chunks events per batch. The reference: destroying an

@@ -1,8 +1,8 @@
-// Wrong: enqueues every copy first, then one wait on an event recorded after the last copy
+// Wrong (R2): enqueues every copy first, then one wait on an event recorded after the last copy
 //
 // "Copies first, kernels after, one event between them" keeps the two streams apart and the values
 // right, but every kernel now waits for the last part to arrive: no part is burned while another is
-// copied. In "as a graph ...", each kernel waits for all 4 copies and `copiesBeforeKernel == want`
+// copied. In "R1 R2: as a graph ...", each kernel waits for all 4 copies and `copiesBeforeKernel == want`
 // fails; in the timed case, `pipelineMs <= limit` fails.
 #include "exercises.hpp"
 

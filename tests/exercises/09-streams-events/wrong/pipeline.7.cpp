@@ -1,8 +1,9 @@
-// Wrong: leaves its event behind when a call in the middle fails
+// Wrong (R5): leaves its event behind when a call in the middle fails
 //
 // CU_CHECK on every call, and the event destroyed at the end: the common shape, and an exception
 // thrown by CU_CHECK skips the end. A server that survives the error (and retries) leaks an event
-// each time. In "a cuStreamWaitEvent that fails ...", `left == ""` fails ("1 event more").
+// each time. In "R5: a cuStreamWaitEvent or a kernel launch that fails ...", `left == ""` fails
+// ("1 event more").
 #include "exercises.hpp"
 
 namespace ex09 {

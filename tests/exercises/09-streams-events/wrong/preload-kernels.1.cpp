@@ -1,4 +1,4 @@
-// Wrong: "looking every kernel up loads it": cuLibraryGetKernel for each kernel the library lists
+// Wrong (R1): "looking every kernel up loads it": cuLibraryGetKernel for each kernel the library lists
 //
 // A CUkernel is the process-wide handle; nothing is loaded into the context until a launch needs it.
 // The stamp's launch then has to load it while the gate runs, waits until the gate gives up, and

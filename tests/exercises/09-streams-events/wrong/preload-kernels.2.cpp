@@ -1,4 +1,4 @@
-// Wrong: loads the kernels into device 0's primary context, pushed for the purpose, not the current one
+// Wrong (R2): loads the kernels into device 0's primary context, pushed for the purpose, not the current one
 //
 // "Kernels are loaded into a context, so make sure there is one": the runtime's habit of the
 // primary context. It pops what it pushed, so the stack is kept; but a caller whose current context

@@ -1,4 +1,4 @@
-// Wrong: preloads each library once, remembering the libraries it has done
+// Wrong (R2): preloads each library once, remembering the libraries it has done
 //
 // "Loading is expensive: do it once per library." But a CUfunction belongs to one context, and a
 // library loaded into one context is not loaded into the next: the second context the same library

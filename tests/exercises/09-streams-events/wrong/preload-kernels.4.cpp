@@ -1,9 +1,9 @@
-// Wrong: ignores what cuFuncLoad returns
+// Wrong (R4): ignores what cuFuncLoad returns
 //
 // "cuFuncLoad only finishes what cuKernelGetFunction started; it cannot fail." It can (out of
 // memory for the code, a context that faulted), and then the first launch of the kernel loads it
-// after all, beside a running gate. In "a cuFuncLoad that fails ...", `outcome != "returned"`
-// fails.
+// after all, beside a running gate. In "R4: a cuFuncLoad or cuKernelGetFunction that fails ...",
+// `outcome != "returned"` fails.
 #include "exercises.hpp"
 
 #include <stdexcept>

@@ -1,4 +1,4 @@
-// Wrong: gets the function of one kernel only, "which loads the library's module into the context"
+// Wrong (R1): gets the function of one kernel only, "which loads the library's module into the context"
 //
 // The module does come into the context with the first kernel, but under lazy loading each
 // function is loaded on its own: the others stay unloaded, and the first launch of each waits for

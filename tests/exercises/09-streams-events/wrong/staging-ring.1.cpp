@@ -1,4 +1,4 @@
-// Wrong: "with two buffers in turn, the older copy is surely done by the time its buffer comes round again"
+// Wrong (R5): "with two buffers in turn, the older copy is surely done by the time its buffer comes round again"
 //
 // The event is recorded but never asked. With the stream held, the third upload overwrites the
 // first buffer while the first copy is still pending: it is accepted (`!accepted[2]` fails) and the

@@ -1,9 +1,9 @@
-// Wrong: records the buffer's event before the copy that reads the buffer
+// Wrong (R7): records the buffer's event before the copy that reads the buffer
 //
 // "Mark the buffer as handed to the stream, then copy": the event then completes before the copy
 // has run, and the buffer may be refilled under it. A race that a quick run may win; the order
-// shows when the copy cannot be enqueued: in "a copy that cannot be enqueued ...", an event was
-// recorded all the same and `recorded == 0` fails.
+// shows when the copy cannot be enqueued: in "R7 R9: a copy that cannot be enqueued ...", an event
+// was recorded all the same and `recorded == 0` fails.
 #include "exercises.hpp"
 
 #include <cstring>

@@ -1,8 +1,8 @@
-// Wrong: takes every error from cuEventQuery to mean "still busy"
+// Wrong (R6): takes every error from cuEventQuery to mean "still busy"
 //
 // "Not success means not done." After a fault in the stream every query fails, and the producer
-// drops every frame from then on, silently, instead of learning that the GPU has failed. In "a
-// failing cuEventQuery ...", tryUpload returns false and `outcome != "returned"` fails.
+// drops every frame from then on, silently, instead of learning that the GPU has failed. In
+// "R6: a failing cuEventQuery ...", tryUpload returns false and `outcome != "returned"` fails.
 #include "exercises.hpp"
 
 #include <cstring>

@@ -1,8 +1,8 @@
-// Wrong: CU_CHECKs each allocation in the constructor, leaving what was made behind when one fails
+// Wrong (R4): CU_CHECKs each allocation in the constructor, leaving what was made behind when one fails
 //
 // The common shape, and a constructor that throws runs no destructor: the buffers and events made
-// before the failure are never given back. In "a constructor whose second event cannot be made
-// ...", `left == ""` fails ("2 pinned host allocations more, 1 event more").
+// before the failure are never given back. In "R4: a constructor whose second event or second
+// buffer cannot be made ...", `left == ""` fails ("2 pinned host allocations more, 1 event more").
 #include "exercises.hpp"
 
 #include <cstring>

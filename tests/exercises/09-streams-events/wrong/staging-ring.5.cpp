@@ -1,4 +1,4 @@
-// Wrong: asks whether the whole stream is idle (cuStreamQuery) instead of whether this buffer's copy has run
+// Wrong (R5): asks whether the whole stream is idle (cuStreamQuery) instead of whether this buffer's copy has run
 //
 // "If the stream has finished, every buffer is free": true, but far from the only time a buffer
 // is free. Any work in the stream, the caller's own included, makes every upload refused, and the

@@ -1,4 +1,4 @@
-// Wrong: the destructor frees the buffers but never destroys the events
+// Wrong (R11): the destructor frees the buffers but never destroys the events
 //
 // Pinned memory is the scarce resource, so it is given back; the events are forgotten. A producer
 // that makes a ring per stream or per session leaks an event per buffer each time. In the first

@@ -1,8 +1,8 @@
-// Wrong: accepts a ring of 0 buffers or of 0 bytes
+// Wrong (R2): accepts a ring of 0 buffers or of 0 bytes
 //
 // Nothing is allocated for them and the constructor returns: the mistake shows only later, as a
-// division by zero when the ring moves on (0 buffers) or a copy of nothing (0 bytes). In "a ring of
-// 0 buffers ...", `noBuffers == "std::invalid_argument"` fails.
+// division by zero when the ring moves on (0 buffers) or a copy of nothing (0 bytes). In "R2 R3: a
+// ring of 0 buffers ...", `noBuffers == "std::invalid_argument"` fails.
 #include "exercises.hpp"
 
 #include <cstring>

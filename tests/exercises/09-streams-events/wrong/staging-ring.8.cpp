@@ -1,4 +1,4 @@
-// Wrong: allocates each buffer and its event in tryUpload, the first time the slot is used
+// Wrong (R1): allocates each buffer and its event in tryUpload, the first time the slot is used
 //
 // "Allocate lazily: a ring that is never filled costs nothing." But cuMemAllocHost is slow and may
 // wait for the device, on the producer's thread that must never block, in the middle of a burst.

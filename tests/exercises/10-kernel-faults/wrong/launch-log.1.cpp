@@ -1,4 +1,4 @@
-// Wrong: debug mode trusts cuLaunchKernel's CUDA_SUCCESS ("the launch returned success, so the kernel ran") and does not wait
+// Wrong (R5): debug mode trusts cuLaunchKernel's CUDA_SUCCESS ("the launch returned success, so the kernel ran") and does not wait
 //
 // The launch of scribble returns CUDA_SUCCESS, because it only queued the kernel; the fault shows
 // at a later call. In the debug-mode child the check's `thrownBy == "launch(scribble)"` and

@@ -1,4 +1,4 @@
-// Wrong: puts a launch on the list only once cuLaunchKernel has accepted it
+// Wrong (R3): puts a launch on the list only once cuLaunchKernel has accepted it
 //
 // "Remember what was launched" read literally: a launch the driver refuses was never launched, so
 // its error names only the launches before it, and none here. The check's

@@ -1,4 +1,4 @@
-// Wrong: throws a copy of the list and keeps it, so the next error names the launches of the last one too
+// Wrong (R4): throws a copy of the list and keeps it, so the next error names the launches of the last one too
 //
 // The list is cleared only by a successful wait(): after a refused launch nobody waits, and the
 // next refusal names both. The check's `refusedAgain.suspects == "too-wide-again"` fails

@@ -1,9 +1,9 @@
-// Wrong: waits with cuCtxSynchronize, "wait for the GPU", instead of synchronising the log's stream
+// Wrong (R2): waits with cuCtxSynchronize, "wait for the GPU", instead of synchronising the log's stream
 //
 // Every fault is still found, but wait() (and each debug-mode launch) now also waits for every
-// other stream of the context: here for a gate that another stream holds until wait() has
-// returned, which gives up only at its deadline. The check's `whenWaited == wb::Gate::Waiting` and
-// `whenDebugged == wb::Gate::Waiting` fail.
+// other stream of the context, work that is none of the log's business and may take long. The
+// ledger counts the cuCtxSynchronize calls: the check's `contextWaits == 0` and
+// `debugContextWaits == 0` fail.
 #include "exercises.hpp"
 
 namespace ex10 {

@@ -1,4 +1,4 @@
-// Wrong: launches into the NULL stream (the 0 of every sample) instead of the log's stream
+// Wrong (R1): launches into the NULL stream (the 0 of every sample) instead of the log's stream
 //
 // The launches work and wait() returns, but the kernels are not ordered after the work queued
 // before them in the log's stream: with that stream held by a gate and a memset of the sum behind

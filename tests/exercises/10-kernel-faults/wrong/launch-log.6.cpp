@@ -1,4 +1,4 @@
-// Wrong: a launch the driver refuses names only itself, "since that is the launch that failed"
+// Wrong (R3): a launch the driver refuses names only itself, "since that is the launch that failed"
 //
 // True of a refusal in isolation, but the kernels queued since the last successful wait may still
 // fault, and a fault reported at this launch comes from one of them. After one good launch and a

@@ -1,4 +1,4 @@
-// Wrong: "a fault is a 7xx code": every code from 700 to 799 means restart, and nothing else
+// Wrong (R1): "a fault is a 7xx code": every code from 700 to 799 means restart, and nothing else
 //
 // The 7xx block holds most launch faults, but also errors that leave the context working, such as
 // CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED (712) from registering memory twice, and it misses the

@@ -1,4 +1,4 @@
-// Wrong: only the codes whose text says "the process must be terminated and relaunched", without CUDA_ERROR_ASSERT
+// Wrong (R1): only the codes whose text says "the process must be terminated and relaunched", without CUDA_ERROR_ASSERT
 //
 // A search of cuda.h for that one sentence finds every process-wide fault and misses the device-side
 // assert, whose text says it in other words ("The context cannot be used anymore, and must be

@@ -1,4 +1,4 @@
-// Wrong: counts CUDA_ERROR_OUT_OF_MEMORY among the fatal codes: "the device is full, a fresh process frees it"
+// Wrong (R3): counts CUDA_ERROR_OUT_OF_MEMORY among the fatal codes: "the device is full, a fresh process frees it"
 //
 // An allocation the device cannot hold is refused without harm: the memory of this process is
 // still there and still works. Restarting on it turns one oversized request into an outage. The

@@ -1,9 +1,9 @@
-// Wrong: the retry limit counts the workers of the whole job that died, not the attempts of each chunk
+// Wrong (R3): the retry limit counts the workers of the whole job that died, not the attempts of each chunk
 //
 // "Give up after maxAttempts crashes" reads like a retry limit. The chunk that faulted once is
 // retried and finished, but when the chunk that always faults stops the second worker the
 // supervisor gives up the job: the chunks after it are never run, and the check's `done` fails for
-// them (and `workers == 4`, with two workers started).
+// them (and `workers == 5`, with two workers started).
 #include "exercises.hpp"
 #include "process.hpp"
 

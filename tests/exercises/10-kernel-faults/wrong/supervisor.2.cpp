@@ -1,9 +1,9 @@
-// Wrong: gives a chunk up only once it has had more than maxAttempts attempts
+// Wrong (R3): gives a chunk up only once it has had more than maxAttempts attempts
 //
 // An off-by-one between "attempts" and "retries": `>` where the attempt just counted is already
 // the last one allowed. The chunk that always faults is run by a third worker, so the check's
 // `attempts == expectedAttempts` and the log's `begun == expectedAttempts` fail for it (3, not 2),
-// and `workers == 4` fails with five.
+// and `workers == 5` fails with six.
 #include "exercises.hpp"
 #include "process.hpp"
 

@@ -1,8 +1,8 @@
-// Wrong: after a worker dies, the next one gets the whole job again, less the chunks given up
+// Wrong (R4): after a worker dies, the next one gets the whole job again, less the chunks given up
 //
 // "Rerunning the job is simpler than tracking where it stopped, and the results are the same."
 // The outcomes come out right, but every finished chunk is computed again by each later worker:
-// the workers' log shows the first chunks begun four times, and the check's
+// the workers' log shows the first chunks begun five times, and the check's
 // `begun == expectedAttempts` fails for them.
 #include "exercises.hpp"
 #include "process.hpp"

@@ -1,4 +1,4 @@
-// Wrong: reads the result a worker reports into a 32-bit unsigned
+// Wrong (R5): reads the result a worker reports into a 32-bit unsigned
 //
 // `unsigned id, result` and "%u" for both: the ids fit, the sums do not (a chunk's sum of squares
 // is past 2^32), so each result arrives cut to its low 32 bits. Every chunk is done after the right

@@ -1,8 +1,8 @@
-// Wrong: starts one worker per chunk, so that a fault can only ever cost its own chunk
+// Wrong (R4): starts one worker per chunk, so that a fault can only ever cost its own chunk
 //
 // It looks safer and the outcomes are all right, but every chunk pays a process start with cuInit
 // and a context (about a quarter of a second each), where the task starts a fresh worker only
-// after one died: ten workers run, and the check's `workers == 4` fails.
+// after one died: twelve workers run, and the check's `workers == 5` fails.
 #include "exercises.hpp"
 #include "process.hpp"
 

@@ -1,4 +1,4 @@
-// Wrong: counts as attempts only the workers a chunk stopped, not the one that finished it
+// Wrong (R5): counts as attempts only the workers a chunk stopped, not the one that finished it
 //
 // "Attempts" read as "failed attempts": a chunk finished at once reports 0 and the chunk that
 // faulted once reports 1, where ChunkOutcome counts every worker that worked on the chunk. The

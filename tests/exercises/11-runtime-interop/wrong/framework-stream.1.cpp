@@ -1,4 +1,4 @@
-// Wrong: when no context is current, retains device 0's primary context and makes it current with cuCtxSetCurrent, and leaves it there
+// Wrong (R5): when no context is current, retains device 0's primary context and makes it current with cuCtxSetCurrent, and leaves it there
 //
 // What many launchers do to "have a context". The kernel runs in the right stream with the right
 // values, but a worker thread that had no context now has the primary context current, which

@@ -1,4 +1,4 @@
-// Wrong: launches the CUfunction of cuKernelGetFunction in device 0's primary context, retained and pushed for the call
+// Wrong (R4): launches the CUfunction of cuKernelGetFunction in device 0's primary context, retained and pushed for the call
 //
 // "cuLaunchKernel takes a CUfunction, and a CUfunction needs a context": the library picks the
 // primary context, the runtime's. It pushes, pops and releases it properly, and all is well while

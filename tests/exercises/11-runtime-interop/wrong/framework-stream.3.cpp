@@ -1,4 +1,4 @@
-// Wrong: synchronises the stream after the launch, "so the result is there when the call returns"
+// Wrong (R3): synchronises the stream after the launch, "so the result is there when the call returns"
 //
 // The values come out right, but the library now blocks the framework's thread until everything
 // queued in the stream before it has run, and a library handed a stream only enqueues into it. With

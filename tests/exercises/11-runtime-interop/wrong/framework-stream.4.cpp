@@ -1,8 +1,8 @@
-// Wrong: launches into the NULL stream (the 0 of every sample) instead of the framework's stream
+// Wrong (R1): launches into the NULL stream (the 0 of every sample) instead of the framework's stream
 //
 // In the main thread the kernel runs, in the legacy stream of the primary context, which does not
 // wait for the framework's non-blocking stream: it scales the ones before the framework's first
-// add_one has run, and the check's `mismatches(back, 8.0f) == 0` fails (7 everywhere). In a thread
+// add_one has run, and the check's `wrong == 0` fails (7 everywhere). In a thread
 // with no context current the launch is refused outright.
 #include "exercises.hpp"
 

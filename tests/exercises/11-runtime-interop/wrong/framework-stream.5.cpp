@@ -1,4 +1,4 @@
-// Wrong: launches n / 256 blocks, rounding down, as if every tensor were a whole number of blocks
+// Wrong (R1): launches n / 256 blocks, rounding down, as if every tensor were a whole number of blocks
 //
 // scale loops over its elements with the grid's stride, so a grid one block short still covers
 // them, and the check's large tensors come out right; but a tensor smaller than a block gets a grid

@@ -1,4 +1,4 @@
-// Wrong: launches whatever n is, so an empty tensor becomes a launch of no blocks
+// Wrong (R2): launches whatever n is, so an empty tensor becomes a launch of no blocks
 //
 // Every real tensor is handled, but for n = 0 the grid has no blocks, which cuLaunchKernel refuses
 // (CUDA_ERROR_INVALID_VALUE, as other drivers were seen to: the GPU run confirms it for this one),

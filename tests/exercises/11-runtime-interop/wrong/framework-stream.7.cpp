@@ -1,9 +1,9 @@
-// Wrong: pushes the tensor's context around the launch and pops it after CU_CHECK, so a failed launch leaves it pushed
+// Wrong (R5): pushes the tensor's context around the launch and pops it after CU_CHECK, so a failed launch leaves it pushed
 //
 // Lesson 11's "push on entry, pop on exit", with the context read from the memory's attributes; but
 // the pop is a statement after the checked launch, and the exception of a failed launch skips it.
 // When the check makes the launch fail, the thread's stack has one context more, and the check's
-// `after == before` fails.
+// `stackAfter == stackBefore` fails.
 #include "exercises.hpp"
 
 namespace ex11 {

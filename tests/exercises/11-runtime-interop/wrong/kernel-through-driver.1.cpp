@@ -1,4 +1,4 @@
-// Wrong: looks the kernel up once with cudaGetFuncBySymbol and keeps the handle, as one keeps a CUfunction of cuModuleGetFunction
+// Wrong (R3): looks the kernel up once with cudaGetFuncBySymbol and keeps the handle, as one keeps a CUfunction of cuModuleGetFunction
 //
 // A cudaFunction_t is a CUfunction, which belongs to one context: the one the runtime used at the
 // lookup, the primary context here. Launched later into a stream of the context the application

@@ -1,4 +1,4 @@
-// Wrong: looks the kernel up with cudaGetFuncBySymbol at every call, so the handle is always fresh
+// Wrong (R3): looks the kernel up with cudaGetFuncBySymbol at every call, so the handle is always fresh
 //
 // Fresh, but still a CUfunction of one context, and the caller's thread need not have the stream's
 // context current: called where the primary context is current with a stream of the context the

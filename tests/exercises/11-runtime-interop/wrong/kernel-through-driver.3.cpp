@@ -1,4 +1,4 @@
-// Wrong: turns the CUkernel of cudaGetKernel into a CUfunction with cuKernelGetFunction before launching it
+// Wrong (R3): turns the CUkernel of cudaGetKernel into a CUfunction with cuKernelGetFunction before launching it
 //
 // "cuLaunchKernel takes a CUfunction." cuKernelGetFunction gives the kernel's function in the
 // current context, which works while the caller has the stream's context current; called where the

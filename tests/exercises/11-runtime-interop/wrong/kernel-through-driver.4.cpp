@@ -1,4 +1,4 @@
-// Wrong: launches into the NULL stream (the 0 of every sample) instead of the caller's stream
+// Wrong (R1): launches into the NULL stream (the 0 of every sample) instead of the caller's stream
 //
 // The kernel runs, in the legacy stream of the current context, which does not wait for the
 // framework's non-blocking stream: it adds one before the framework's zeroing has run, the zeroing

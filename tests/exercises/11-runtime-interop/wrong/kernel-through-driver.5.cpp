@@ -1,4 +1,4 @@
-// Wrong: launches n / 256 blocks, rounding down, as if n were always a whole number of blocks
+// Wrong (R1): launches n / 256 blocks, rounding down, as if n were always a whole number of blocks
 //
 // add_one loops over its elements with the grid's stride, so for the check's 1000 elements three
 // blocks still cover them all; but for the first 100 the grid has no block at all, which

@@ -1,4 +1,4 @@
-// Wrong: synchronises the stream after the launch, "the way <<<>>> code checks its kernels"
+// Wrong (R2): synchronises the stream after the launch, "the way <<<>>> code checks its kernels"
 //
 // The values come out right, but the call now waits for everything queued in the caller's stream
 // before it. With the stream held by a gate the call returns only at the gate's deadline, and the

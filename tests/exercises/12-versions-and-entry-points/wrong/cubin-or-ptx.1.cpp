@@ -1,4 +1,4 @@
-// Wrong: tries the PTX first, "since PTX runs on every GPU", and the cubin only when the PTX fails
+// Wrong (R1): tries the PTX first, "since PTX runs on every GPU", and the cubin only when the PTX fails
 //
 // Every kernel loads, but on the GPUs the cubin was built for the driver compiles the PTX at every
 // cold start instead of using the machine code that was shipped: the check's `!fromOwn.fromPtx`

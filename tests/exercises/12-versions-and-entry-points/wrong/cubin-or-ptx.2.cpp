@@ -1,4 +1,4 @@
-// Wrong: when both images fail, throws the cubin's error, "the first thing that went wrong"
+// Wrong (R3): when both images fail, throws the cubin's error, "the first thing that went wrong"
 //
 // On a GPU the cubin was not built for its error is expected (CUDA_ERROR_NO_BINARY_FOR_GPU) and says
 // nothing about why the fallback failed; the PTX's (the JIT is forbidden) is the one a deployer can

@@ -1,4 +1,4 @@
-// Wrong: when the cubin loads but its kernel lookup fails, falls back to the PTX without unloading the cubin's module
+// Wrong (R3): when the cubin loads but its kernel lookup fails, falls back to the PTX without unloading the cubin's module
 //
 // The fallback happens and the right error comes out, but the module of the cubin stays loaded in
 // the context, one for every such call, and nobody holds its handle to unload it. For a kernel

@@ -1,4 +1,4 @@
-// Wrong: loads from the PTX where the cubin fails, but never says so: fromPtx stays false
+// Wrong (R2): loads from the PTX where the cubin fails, but never says so: fromPtx stays false
 //
 // The kernel is right, but the caller cannot tell that this machine compiles the PTX at every cold
 // start (and should get a cubin for its GPU). With the foreign cubin the check's

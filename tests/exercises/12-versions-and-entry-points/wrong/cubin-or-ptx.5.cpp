@@ -1,4 +1,4 @@
-// Wrong: falls back to the PTX only when the cubin's load fails; a failed kernel lookup in a loaded cubin is thrown at once
+// Wrong (R2): falls back to the PTX only when the cubin's load fails; a failed kernel lookup in a loaded cubin is thrown at once
 //
 // "If the module loaded, the image is usable." Under lazy loading, or when the image lacks the
 // kernel, the error comes from cuModuleGetFunction: then the PTX is never tried, and the checked

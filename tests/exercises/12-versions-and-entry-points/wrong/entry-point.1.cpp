@@ -1,4 +1,4 @@
-// Wrong: reads the pointer instead of the status: "no pointer, so the driver lacks the function"
+// Wrong (R3): reads the pointer instead of the status: "no pointer, so the driver lacks the function"
 //
 // For cuLibraryLoadData as of 11.8 the driver has the function (from 12.0 on), and the status says
 // CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT: the caller asked with the wrong version, and would

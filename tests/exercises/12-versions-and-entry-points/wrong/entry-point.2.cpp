@@ -1,4 +1,4 @@
-// Wrong: takes every CUDA_ERROR_INVALID_VALUE for "a version newer than the driver", without comparing the versions
+// Wrong (R5): takes every CUDA_ERROR_INVALID_VALUE for "a version newer than the driver", without comparing the versions
 //
 // The reference names that case for INVALID_VALUE, so the code trusts the code alone; but the same
 // code for a version the driver supports has another cause, and is turned into an answer that sends

@@ -1,4 +1,4 @@
-// Wrong: asks with CUDA_VERSION, the version the library was built with, instead of the version it is given
+// Wrong (R1): asks with CUDA_VERSION, the version the library was built with, instead of the version it is given
 //
 // Lesson 12's program asks with CUDA_VERSION, and the parameter looks redundant. But the version
 // picks the signature: as of 11.8 cuLibraryLoadData must be NotInVersion, and as of CUDA_VERSION it

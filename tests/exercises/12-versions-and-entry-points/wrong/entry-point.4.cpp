@@ -1,4 +1,4 @@
-// Wrong: asks the driver's version first and calls the driver's own version "beyond the driver" (>= for >)
+// Wrong (R4): asks the driver's version first and calls the driver's own version "beyond the driver" (>= for >)
 //
 // Comparing before the lookup is fine; the off-by-one is not: a library built with the toolkit of
 // the driver's own version is told the driver is too old. The check's

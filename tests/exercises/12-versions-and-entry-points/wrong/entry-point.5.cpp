@@ -1,4 +1,4 @@
-// Wrong: compares only the major versions before the lookup, as minor version compatibility seems to allow
+// Wrong (R4): compares only the major versions before the lookup, as minor version compatibility seems to allow
 //
 // "A 13.0 driver serves 13.x": true of programs (exercise version-check), not of cuGetProcAddress,
 // which refuses any version greater than the driver's. Asked as of one minor version past the

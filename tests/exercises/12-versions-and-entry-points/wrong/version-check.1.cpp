@@ -1,4 +1,4 @@
-// Wrong: compares the whole version numbers: "the driver must be at least as new as the toolkit"
+// Wrong (R2): compares the whole version numbers: "the driver must be at least as new as the toolkit"
 //
 // That refuses every program built with a newer minor version of the driver's own major version,
 // which minor version compatibility runs: for a 12.4 driver and a 12.8 program the check expects

@@ -1,4 +1,4 @@
-// Wrong: writes the minor version as version % 1000, so 12080 reads "12.80"
+// Wrong (R4): writes the minor version as version % 1000, so 12080 reads "12.80"
 //
 // The levels are all right and 13.0 still reads "13.0", but every other minor version is shown ten
 // times too large, and "12.80" sends a deployer looking for a toolkit that does not exist. The

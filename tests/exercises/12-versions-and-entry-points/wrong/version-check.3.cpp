@@ -1,4 +1,4 @@
-// Wrong: any difference in the major version is None, a newer driver's included: "across major versions there is no promise"
+// Wrong (R1): any difference in the major version is None, a newer driver's included: "across major versions there is no promise"
 //
 // The promise that is missing across major versions is the old driver's; a newer driver runs
 // programs of every older toolkit. For a 13.0 driver and a 12.8 program the check expects Full and

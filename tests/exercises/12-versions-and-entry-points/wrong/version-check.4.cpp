@@ -1,4 +1,4 @@
-// Wrong: checkThisProcess passes CUDA_VERSION as the driver's version and the driver's as the toolkit's
+// Wrong (R6): checkThisProcess passes CUDA_VERSION as the driver's version and the driver's as the toolkit's
 //
 // checkVersions itself is right, and on a machine whose driver matches the toolkit the swap shows
 // nothing. When the check makes cuDriverGetVersion report a driver a major version older than

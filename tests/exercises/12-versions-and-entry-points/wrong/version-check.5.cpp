@@ -1,4 +1,4 @@
-// Wrong: within one major version every difference in the minor version is MinorVersion, a newer driver's included
+// Wrong (R1): within one major version every difference in the minor version is MinorVersion, a newer driver's included
 //
 // "Different minor versions: minor version compatibility." But that name is for an older driver; a
 // newer one supports the program fully. For a 12.8 driver and a 12.4 program the check expects Full

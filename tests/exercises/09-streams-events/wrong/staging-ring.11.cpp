@@ -1,0 +1,58 @@
+// Wrong (R3): asks whether the buffer is free before it looks at the size
+//
+// "First see whether there is a buffer at all, then whether the frame fits in it." While the GPU
+// is behind, a frame too large is answered "busy, try later", and the producer retries a frame
+// that can never fit, dropping it without learning why. In "R1 R3 R5 R7 R11: two buffers ...", the
+// upload one byte too large, made while both buffers are busy, returns false and
+// `tooLargeWhenBusy == "std::invalid_argument"` fails.
+#include "exercises.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace ex09 {
+
+StagingRing::StagingRing(unsigned buffers, std::size_t bytesEach) : slots_(buffers), bytesEach_(bytesEach) {
+  if (buffers == 0 || bytesEach == 0)
+    throw std::invalid_argument("StagingRing: a ring needs at least one buffer of at least one byte");
+  for (Slot& slot : slots_) {
+    CUresult rc = cuMemAllocHost(&slot.host, bytesEach);
+    if (rc == CUDA_SUCCESS) rc = cuEventCreate(&slot.copied, CU_EVENT_DISABLE_TIMING);
+    if (rc != CUDA_SUCCESS) {
+      for (Slot& made : slots_) {
+        if (made.copied) cuEventDestroy(made.copied);
+        if (made.host) cuMemFreeHost(made.host);
+      }
+      CU_CHECK(rc);
+    }
+  }
+}
+
+StagingRing::~StagingRing() {
+  for (Slot& slot : slots_) {
+    if (slot.used) cuEventSynchronize(slot.copied);
+    if (slot.copied) cuEventDestroy(slot.copied);
+    if (slot.host) cuMemFreeHost(slot.host);
+  }
+}
+
+bool StagingRing::tryUpload(const void* src, std::size_t bytes, CUdeviceptr dst, CUstream stream) {
+  Slot& slot = slots_.at(next_);
+  if (slot.used) {
+    const CUresult done = cuEventQuery(slot.copied);
+    if (done == CUDA_ERROR_NOT_READY) return false;  // an answer, not an error
+    CU_CHECK(done);
+  }
+  if (bytes > bytesEach_) throw std::invalid_argument("StagingRing::tryUpload: more bytes than a staging buffer holds");
+  std::memcpy(slot.host, src, bytes);  // the caller may reuse src once this returns
+  CU_CHECK(cuMemcpyHtoDAsync(dst, slot.host, bytes, stream));
+  if (const CUresult recorded = cuEventRecord(slot.copied, stream); recorded != CUDA_SUCCESS) {
+    cuStreamSynchronize(stream);
+    CU_CHECK(recorded);
+  }
+  slot.used = true;
+  next_ = (next_ + 1) % slots_.size();
+  return true;
+}
+
+}  // namespace ex09
