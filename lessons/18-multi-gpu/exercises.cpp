@@ -18,24 +18,30 @@ namespace ex18 {
 // contexts of one GPU. Where two devices can access each other, the copy should go over the link
 // between them; where they cannot (another PCIe root, a virtual machine, an IOMMU), it must still
 // work. Write copyAcross, where stream is a stream of srcCtx. When both contexts are on one device
-// (two contexts of one GPU, or one context twice), there is no pair of devices to ask about:
-// enqueue cuMemcpyPeerAsync in stream and return. When they are on two devices and
-// cuDeviceCanAccessPeer says that each can access the other's memory, make sure peer access is
-// enabled in both directions (from dstCtx to srcCtx's memory and from srcCtx to dstCtx's;
-// CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED is what you wanted, any other error throws), then enqueue
-// cuMemcpyPeerAsync in stream and return without waiting. Otherwise stage the bytes through pinned
-// host memory: wait for stream (the source may still be being written there), copy down with
-// cuMemcpyDtoH into a buffer from cuMemHostAlloc(CU_MEMHOSTALLOC_PORTABLE) (pinned for both
-// contexts), copy up with cuMemcpyHtoD, free the buffer, and return once the bytes have arrived. On
-// every path, a failed call's too (its error then goes on), leave the calling thread's context
-// stack as you found it and hold nothing more than before.
+// there is no pair of devices to ask about.
+//
+//   R1: When both contexts are on one device (two contexts of one GPU, or one context twice), it
+//       enqueues cuMemcpyPeerAsync in stream and returns without waiting.
+//   R2: When they are on two devices and cuDeviceCanAccessPeer says that each can access the
+//       other's memory, it makes sure peer access is enabled in both directions (from dstCtx to
+//       srcCtx's memory and from srcCtx to dstCtx's; CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED is what
+//       you wanted, any other error throws), then enqueues cuMemcpyPeerAsync in stream and returns
+//       without waiting.
+//   R3: Otherwise it stages the bytes through pinned host memory: it waits for stream (the source
+//       may still be being written there), copies down with cuMemcpyDtoH into a buffer from
+//       cuMemHostAlloc(CU_MEMHOSTALLOC_PORTABLE) (pinned for both contexts), copies up with
+//       cuMemcpyHtoD, frees the buffer, and returns once the bytes have arrived.
+//   R4: A call that fails throws: its error goes on.
+//   R5: On every path, a failed call's too, it leaves the calling thread's context stack as it
+//       found it and holds nothing more than before.
 //
 // The check: exercise18.copy-across first copies between two contexts of device 0 (its primary
 // context and one the check creates), with no context current: with the stream held by a gate
 // kernel and the source written behind the gate, copyAcross must return while the gate still waits,
 // with no context current still, and once the gate opens dst must hold the new bytes (an odd count
-// of them) and nothing past them; a cuMemcpyPeerAsync that fails (the check turns its answer into
-// an error) must make it throw with the stack as it was. With two devices (with one, the exercise
+// of them) and nothing past them; so must a copy from the primary context to itself; a
+// cuMemcpyPeerAsync that fails (the check turns its answer into an error) must make it throw with
+// the stack as it was. With two devices (with one, the exercise
 // reports itself skipped after that part, with the reason) it copies from device 0 to device 1, the
 // source written before the call (whether enabling peer access waits for a running kernel, the
 // reference does not say), and back with the gate as before, with device 0's primary context
@@ -59,16 +65,22 @@ void copyAcross(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext sr
 //
 // Task: Every process of a multi-GPU service calls its set-up code at start, and again whenever a
 // component (a communicator, a memory pool, a plug-in) initialises, so the set-up must be
-// idempotent. Write enableAllPeers: for every ordered pair of different contexts (i, j), if the
-// device of contexts[i] can access the device of contexts[j] (cuDeviceCanAccessPeer, asked for that
-// direction: access need not be symmetric), enable access from contexts[i] to the memory of
-// contexts[j]; treat CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED as success, and let every other error
-// throw (CU_CHECK): CUDA_ERROR_TOO_MANY_PEERS means the hardware has no room for more peers (the
-// programming guide: without NVSwitch, eight peer connections per device), which the caller must
-// hear about. Return the pairs whose devices cannot access each other, in the order (0, 1), (0, 2),
-// ..., (1, 0), ... Each context is on a device of its own, in any order of devices: find each one's
-// device with cuCtxGetDevice. Leave the calling thread's context stack as you found it, on every
-// path (a throw too).
+// idempotent. Write enableAllPeers. CUDA_ERROR_TOO_MANY_PEERS means the hardware has no room for
+// more peers (the programming guide: without NVSwitch, eight peer connections per device), which
+// the caller must hear about.
+//
+//   R1: For every ordered pair of different contexts (i, j), if the device of contexts[i] can access
+//       the device of contexts[j] (cuDeviceCanAccessPeer, asked for that direction: access need not
+//       be symmetric), it enables access from contexts[i] to the memory of contexts[j], and not for
+//       the other pairs. Each context is on a device of its own, in any order of devices: it finds
+//       each one's device with cuCtxGetDevice.
+//   R2: It is idempotent: CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED is success, and a second call
+//       returns as the first did.
+//   R3: Every other error of cuCtxEnablePeerAccess throws (CU_CHECK), CUDA_ERROR_TOO_MANY_PEERS
+//       included.
+//   R4: It returns the pairs of context indexes whose devices cannot access each other, in the
+//       order (0, 1), (0, 2), ..., (1, 0), ...
+//   R5: It leaves the calling thread's context stack as it found it, on every path (a throw too).
 //
 // The check: exercise18.enable-all-peers calls enableAllPeers on no context and on device 0's
 // primary context alone, with no context current, and verifies that both return no pair and leave
@@ -92,18 +104,24 @@ std::vector<PeerPair> enableAllPeers(const std::vector<CUcontext>& contexts) {
 //
 // Task: Where two GPUs cannot access each other, a copy between them goes through host memory: down
 // from the first device, then up to the second. Done one after the other, each link idles while the
-// other works, and the copy takes as long as both. Write StagedCopier. The constructor, called with
-// a context current, allocates two staging buffers of chunkBytes each with
-// cuMemHostAlloc(CU_MEMHOSTALLOC_PORTABLE), so that every context treats them as pinned; they are
-// the only pinned memory the copier makes. copy splits the bytes into chunks of at most chunkBytes
-// (the last one may be shorter; 0 bytes copy nothing) and alternates between the buffers: chunk i
-// goes down into buffer i % 2 in a stream of srcCtx and up from it in a stream of dstCtx, the copy
-// up waiting for its copy down (an event of srcCtx's stream; cuStreamWaitEvent accepts an event of
-// another context), and the copy down into a buffer waiting for the copy up that last read it. So
-// chunk i + 1 comes down while chunk i goes up. copy returns once every byte has arrived, and on
-// every path, a failed call's too (wait for what was enqueued, then let the error go on), it leaves
-// the calling thread's context stack as it found it and destroys the streams and events it made.
-// The destructor frees the buffers. srcCtx and dstCtx may be the same context.
+// other works, and the copy takes as long as both. Write StagedCopier; its constructor is called
+// with a context current.
+//
+//   R1: The constructor allocates two staging buffers of chunkBytes each with
+//       cuMemHostAlloc(CU_MEMHOSTALLOC_PORTABLE), so that every context treats them as pinned; they
+//       are the only pinned memory the copier makes. The destructor frees them.
+//   R2: copy copies bytes from src (memory of srcCtx) to dst (memory of dstCtx), srcCtx and dstCtx
+//       two contexts or the same one, in chunks of at most chunkBytes (the last one may be shorter;
+//       0 bytes copy nothing), and returns once every byte has arrived, with none written past the
+//       end.
+//   R3: It alternates between the buffers: chunk i goes down into buffer i % 2 in a stream of
+//       srcCtx and up from it in a stream of dstCtx, the copy up waiting for its copy down (an
+//       event of srcCtx's stream; cuStreamWaitEvent accepts an event of another context), and the
+//       copy down into a buffer waiting for the copy up that last read it. So chunk i + 1 comes
+//       down while chunk i goes up.
+//   R4: On every path, a failed call's too (it waits for what was enqueued, then lets the error go
+//       on), it leaves the calling thread's context stack as it found it and destroys the streams
+//       and events it made.
 //
 // The check: exercise18.staged-copier copies from device 0's primary context to a context the check
 // creates, on device 1 where there are two devices, else on device 0, with a copier made while
@@ -111,9 +129,10 @@ std::vector<PeerPair> enableAllPeers(const std::vector<CUcontext>& contexts) {
 // constructor allocated two buffers with CU_MEMHOSTALLOC_PORTABLE (cuMemHostGetFlags) and the
 // destructor freed them; that three chunks and a part, less than a chunk, exactly two chunks and 0
 // bytes arrive exactly, with nothing written past the end, and so do 4 MiB through 4 KiB chunks
-// (1024 of them); that copy allocates no pinned memory, holds nothing more afterwards and leaves
-// the context stack as it was; and that when the third copy up fails (the check turns its answer
-// into an error) copy throws, holding nothing more, with the stack as it was. Then, between device
+// (1024 of them), and three chunks and a part from device 0's primary context to itself; that copy
+// allocates no pinned memory, holds nothing more afterwards and leaves the context stack as it
+// was; and that when the third copy up fails (the check turns its answer into an error) copy
+// throws, holding nothing more, with the stack as it was. Then, between device
 // 0's and device 1's primary contexts (with one device, its primary context twice), where both
 // devices have two copy engines (CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT; otherwise that case
 // reports itself skipped), it times a 256 MiB copy through chunks of 8 MiB against copying down

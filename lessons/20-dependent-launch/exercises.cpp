@@ -12,12 +12,15 @@ namespace ex20 {
 //
 // Task: A framework launches each of its kernels as a programmatic dependent of the kernel before it
 // in the stream (its kernels all wait with griddepcontrol.wait before they read their inputs), so that
-// each launch and preamble overlaps the end of the kernel before. Write launchDependent: launch f with
-// the arguments args over `blocks` blocks of `threads` threads (one dimension: y and z are 1), no
-// dynamic shared memory, in `stream`, through cuLaunchKernelEx with the launch attribute
-// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION set to 1 (counted in numAttrs). Return once
-// the launch is enqueued, without waiting for anything, and hold nothing afterwards. When the launch
-// is refused, throw wb::DriverError (CU_CHECK does).
+// each launch and preamble overlaps the end of the kernel before. Write launchDependent.
+//
+//   R1: It launches f with the arguments args over `blocks` blocks of `threads` threads (one
+//       dimension: y and z are 1), no dynamic shared memory, in `stream`.
+//   R2: It launches through cuLaunchKernelEx with the launch attribute
+//       CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION set to 1 (counted in numAttrs).
+//   R3: It returns once the launch is enqueued, without waiting for anything, and holds nothing
+//       afterwards.
+//   R4: When the launch is refused, it throws wb::DriverError with the driver's code (CU_CHECK does).
 //
 // The check: exercise20.dependent-launch captures a plain launch of a kernel and then your launch of
 // kernels/streams.cu's burn over 3 blocks of 64 threads, and verifies that the graph holds both
@@ -42,20 +45,23 @@ void launchDependent(CUfunction f, unsigned blocks, unsigned threads, void** arg
 //
 // Task: A tool that saves graphs, compares them or rebuilds them elsewhere must keep what each edge
 // means: a programmatic edge saved as a plain one rebuilds a graph that waits for the whole kernel,
-// and a caller that asks without edge data is refused. Write edgesOf: every edge of graph, in the
-// order the driver returns them, with its two nodes (to depends on from) and its edge data (from_port,
-// to_port and type of CUgraphEdgeData). Ask with the edge-data query, cuGraphGetEdges_v2 (CUDA 12.3
-// and newer; what cuGraphGetEdges means from CUDA 13.0): first the number of edges (from, to and
-// edgeData all NULL), then the edges, with room for that many. Any number of edges works, none
-// included: a graph without edges gives an empty list, not an error. When a call fails, throw
-// wb::DriverError.
+// and a caller that asks without edge data is refused. Write edgesOf.
+//
+//   R1: It returns every edge of graph, in the order the driver returns them, with its two nodes (to
+//       depends on from) and its edge data (from_port, to_port and type of CUgraphEdgeData).
+//   R2: It asks with the edge-data query, cuGraphGetEdges_v2 (CUDA 12.3 and newer; what
+//       cuGraphGetEdges means from CUDA 13.0): first the number of edges (from, to and edgeData all
+//       NULL), then the edges, with room for that many, so that any number of edges works.
+//   R3: A graph without edges, with nodes or with none, gives an empty list, not an error.
+//   R4: When a call fails, it throws wb::DriverError.
 //
 // The check: exercise20.edge-report compares your list, element by element and in order, with the
-// driver's own answer for four graphs: a capture of two kernels, the second launched with
+// driver's own answer for five graphs: a capture of two kernels, the second launched with
 // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (one programmatic edge); a graph of four
 // kernel nodes built by hand with a default edge, a programmatic edge from port
 // CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC and one from CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER; a chain
-// of 41 empty nodes (40 edges); and a graph with no node. Then it makes cuGraphGetEdges_v2 fail with
+// of 41 empty nodes (40 edges); three empty nodes without an edge; and a graph with no node. Then it
+// makes cuGraphGetEdges_v2 fail with
 // CUDA_ERROR_INVALID_VALUE, the first call and then the second, and verifies that edgesOf throws
 // wb::DriverError each time (so it asks twice, as the task says). It needs CUDA 12.3 and a device of
 // compute capability 9.0 or newer, and says skipped elsewhere.
@@ -68,26 +74,30 @@ std::vector<Edge> edgesOf(CUgraph graph) {
 // Exercise 3 of 3 (capture-append): A node added by hand to a caller's capture, keeping its edge data
 //
 // Task: A library called inside its caller's stream capture adds one kernel node to the graph being
-// captured by hand (to keep the node's handle, say, for cuGraphExecKernelNodeSetParams later). The
-// node must depend on exactly what the stream's next work would depend on, each dependency with its
-// edge data (which may be programmatic), and the stream's next work must then depend on that node
-// alone. Write appendToCapture: ask the stream for its capture status, graph and dependencies with
-// their edge data (cuStreamGetCaptureInfo_v3; what cuStreamGetCaptureInfo means from CUDA 13.0); add a
-// kernel node of f with the arguments args, one block of one thread, no dynamic shared memory, to that
-// graph, on all of those dependencies with their edge data (cuGraphAddKernelNode without
-// dependencies, then cuGraphAddDependencies_v2 with the edge data; or cuGraphAddNode_v2); then make
-// it the stream's only dependency, with default edge data (cuStreamUpdateCaptureDependencies_v2 with
-// CU_STREAM_SET_CAPTURE_DEPENDENCIES). Return the node. When the stream is not capturing (its status
-// is not CU_STREAM_CAPTURE_STATUS_ACTIVE), add nothing and throw wb::DriverError with
-// CUDA_ERROR_ILLEGAL_STATE, the code cuStreamUpdateCaptureDependencies gives for such a stream
-// (wb::throwDriverError(CUDA_ERROR_ILLEGAL_STATE, ...) makes one). When a call fails, throw
-// wb::DriverError.
+// captured by hand (to keep the node's handle, say, for cuGraphExecKernelNodeSetParams later). Write
+// appendToCapture. The node can be added without dependencies (cuGraphAddKernelNode) and given them
+// with their edge data (cuGraphAddDependencies_v2), or added with both (cuGraphAddNode_v2).
+//
+//   R1: It asks the stream for its capture status, graph and dependencies with their edge data
+//       (cuStreamGetCaptureInfo_v3; what cuStreamGetCaptureInfo means from CUDA 13.0), and adds to
+//       that graph a kernel node of f with the arguments args, one block of one thread, no dynamic
+//       shared memory. It returns the node.
+//   R2: The node depends on exactly what the stream's next work would depend on: every one of the
+//       stream's dependencies, each with its edge data (which may be programmatic).
+//   R3: Then the node is the stream's only dependency, with default edge data
+//       (cuStreamUpdateCaptureDependencies_v2 with CU_STREAM_SET_CAPTURE_DEPENDENCIES).
+//   R4: When the stream is not capturing (its status is not CU_STREAM_CAPTURE_STATUS_ACTIVE), it adds
+//       nothing and throws wb::DriverError with CUDA_ERROR_ILLEGAL_STATE, the code
+//       cuStreamUpdateCaptureDependencies gives for such a stream (wb::throwDriverError(
+//       CUDA_ERROR_ILLEGAL_STATE, ...) makes one).
+//   R5: When a call fails, it throws wb::DriverError.
 //
 // The check: exercise20.capture-append captures a kernel, sets the stream's dependency on it to a
 // programmatic edge (cuStreamUpdateCaptureDependencies_v2), calls appendToCapture, then captures one
 // more kernel; it verifies that the graph holds the three, that your node depends on the first
 // alone with that programmatic edge data, that the last depends on your node alone with a default
-// edge, and that the graph runs them in that order (each adds 1 to what the one before left). Then
+// edge, that your node has one block of one thread and no dynamic shared memory, and that the graph
+// runs them in that order (each adds 1 to what the one before left). Then
 // a stream that has joined a second capturing stream (two dependencies, neither after the other):
 // your node must depend on both. Then a stream that is not capturing: appendToCapture must throw
 // wb::DriverError with CUDA_ERROR_ILLEGAL_STATE. Last, it makes cuStreamGetCaptureInfo_v3, and then

@@ -3,7 +3,7 @@
 // for its messages has a deadline; a check that stops early tells it to end. What a function leaves
 // behind is read from the ledger (tests/exercises/ledger.hpp) and from /proc/self/fd, and its
 // failure paths are provoked through the ledger's FailCall. share-server reads the device's free
-// memory, so it runs with the GPU to itself.
+// memory, so it runs with the GPU to itself. Each case's name begins with the requirements it verifies.
 #include "check.hpp"
 #include "lesson17_processes.hpp"
 #include "channel.hpp"
@@ -95,6 +95,20 @@ bool threw(F&& f) {
     throw;
   } catch (const std::exception&) {
     return true;
+  }
+  return false;
+}
+
+// Runs f, which must throw std::runtime_error (wb::DriverError is one): true when it did.
+template <class F>
+bool threwRuntimeError(F&& f) {
+  try {
+    f();
+  } catch (const wb::NotDone&) {
+    throw;
+  } catch (const std::runtime_error&) {
+    return true;
+  } catch (const std::exception&) {
   }
   return false;
 }
@@ -382,7 +396,7 @@ EXERCISE("fork-pool", "A pool of worker processes, each a fresh program that ini
     CHECK_MESSAGE(descriptorsAfter == descriptorsBefore, "runWorkers left descriptors open (the pipes' read ends?)");
   }
 
-  TEST_CASE("CUDA workers started at once from a process that has called cuInit, and workers that fail, crash, hang and fill their pipes: every result right and in place, nothing left behind") {
+  TEST_CASE("R1 R3 R4 R5 R6: CUDA workers started at once from a process that has called cuInit, and workers that fail, crash, hang and fill their pipes: every result right and in place, nothing left behind") {
     needSharedDevice(0);
     const wbx::ChildResult child = wbx::runInChild(kPoolCase, 40);
     const std::string output = child.output;
@@ -442,7 +456,7 @@ EXERCISE("event-handoff", "A consumer ordered after another process's producer b
     for (CUevent e : events) CHECK(cuEventDestroy(e) == CUDA_SUCCESS);
   }
 
-  TEST_CASE("copyAfter returns with the copy pending behind the producer's event, holding only that event, the copy then reads the producer's new data, and a failed wait or copy leaks nothing") {
+  TEST_CASE("R1 R2 R3 R4 R5: copyAfter returns with the copy pending behind the producer's event, holding only that event, the copy then reads the producer's new data, and a failed open, wait or copy throws and leaks nothing") {
     if (wb::underSanitizer()) throw wbx::Skipped("compute-sanitizer runs no kernel beside a waiting gate (lesson 09)");
     needSharedDevice(0);
     Child producer("child: a producer behind a gate");
@@ -481,8 +495,16 @@ EXERCISE("event-handoff", "A consumer ordered after another process's producer b
     CUipcEventHandle spare[2] = {};
     std::memcpy(&spare[0], spares.event, sizeof spare[0]);
     std::memcpy(&spare[1], spares.mem, sizeof spare[1]);
+    bool openFailedThrew = false, openFired = false;
     bool waitFailedThrew = false, waitFired = false, copyFailedThrew = false, copyFired = false;
-    std::string heldAfterFailedWait, heldAfterFailedCopy;
+    std::string heldAfterFailedOpen, heldAfterFailedWait, heldAfterFailedCopy;
+    {  // the producer may have gone: an open that fails is an error, not "nothing to wait for"
+      const wbx::Holdings ahead = wbx::holdings();
+      wbx::FailCall fail("cuIpcOpenEventHandle", CUDA_ERROR_INVALID_VALUE);
+      openFailedThrew = threw([&] { ex17::copyAfter(spare[0], shared, host.get(), bytes, stream.get()); });
+      openFired = fail.fired();
+      heldAfterFailedOpen = wbx::holdings().differenceFrom(ahead);
+    }
     {
       const wbx::Holdings ahead = wbx::holdings();
       wbx::FailCall fail("cuStreamWaitEvent", CUDA_ERROR_INVALID_HANDLE);
@@ -518,6 +540,10 @@ EXERCISE("event-handoff", "A consumer ordered after another process's producer b
     CHECK_MESSAGE(heldAfter == "1 event more",
                   "after copyAfter the process should hold exactly one event more, the one it returned");
     CHECK_MESSAGE(heldAtEnd == "", "once the returned event was destroyed, something copyAfter made was still held");
+    CHECK_MESSAGE(openFired, "copyAfter did not open the producer's event with cuIpcOpenEventHandle");
+    CHECK_MESSAGE(openFailedThrew, "copyAfter did not throw when cuIpcOpenEventHandle failed");
+    CAPTURE(heldAfterFailedOpen);
+    CHECK_MESSAGE(heldAfterFailedOpen == "", "when the open failed, copyAfter still made something that outlived it");
     CHECK_MESSAGE(waitFired, "copyAfter did not call cuStreamWaitEvent: nothing else orders a stream after an event");
     CHECK_MESSAGE(waitFailedThrew, "copyAfter did not throw when cuStreamWaitEvent failed");
     CAPTURE(heldAfterFailedWait);
@@ -540,7 +566,8 @@ EXERCISE("share-server", "Handing device memory to another process and keeping n
          "wb::receiveMessage for the reply. Hold the handle, range, mapping and descriptor in an object whose "
          "destructor gives each back (close(fd), cuMemUnmap, cuMemAddressFree, cuMemRelease), so that a throw "
          "gives them back too: an open descriptor keeps the memory as surely as a handle or a mapping does.") {
-  // The client: refuses the first offer; imports, maps and reports the second, replies, and on the
+  // The client: refuses the first two offers (mapped = 0, then mapped = 2: only 1 says it mapped
+  // the memory); imports, maps and reports the third, replies, and on the
   // check's word reads it, unmaps it, and waits to be let go (so its context stays while the check
   // reads free memory).
   TEST_CASE("child: a client of the share server" * doctest::skip(!wbt::inChild())) {
@@ -549,12 +576,12 @@ EXERCISE("share-server", "Handing device memory to another process and keeping n
     REQUIRE(ordinal != nullptr);
     OnDevice lab(std::atoi(ordinal));
     tell(parent, note("ready"));
-    {
+    for (uint32_t answer : {0u, 2u}) {
       ex17::ShareOffer offer{};
       int fd = -1;
       REQUIRE(wb::receiveMessage(parent, &offer, sizeof offer, &fd, kReplySeconds) == wb::Received::Message);
       if (fd >= 0) close(fd);
-      const ex17::ShareReply refused{0};
+      const ex17::ShareReply refused{answer};
       REQUIRE(wb::sendMessage(parent, &refused, sizeof refused));
     }
     ex17::ShareOffer offer{};
@@ -603,7 +630,7 @@ EXERCISE("share-server", "Handing device memory to another process and keeping n
     await(parent, "bye");
   }
 
-  TEST_CASE("a closed socket and a refusing client make it throw holding nothing; after a handoff this process holds nothing, the client has all of the data on the right device, and its unmap gives the memory back") {
+  TEST_CASE("R1 R2 R3 R4: a closed socket and a client that replies mapped = 0 or 2 make it throw std::runtime_error holding nothing; after a handoff this process holds nothing, the client has all of the data on the right device, and its unmap gives the memory back") {
     const int count = deviceCount();
     const int ordinal = count >= 2 ? 1 : 0;
     needSharedDevice(ordinal);
@@ -629,15 +656,19 @@ EXERCISE("share-server", "Handing device memory to another process and keeping n
     int gone[2] = {-1, -1};
     REQUIRE(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, gone) == 0);
     close(gone[1]);
-    const bool threwWhenGone = threw([&] { ex17::shareWithClient(gone[0], lab.dev, data.data(), bytes); });
+    const bool threwWhenGone = threwRuntimeError([&] { ex17::shareWithClient(gone[0], lab.dev, data.data(), bytes); });
     close(gone[0]);
     const std::string heldWhenGone = wbx::holdings().differenceFrom(before);
     const size_t descriptorsWhenGone = openDescriptors();
 
     const bool threwWhenRefused =
-        threw([&] { ex17::shareWithClient(client.channel.socket(), lab.dev, data.data(), bytes); });
+        threwRuntimeError([&] { ex17::shareWithClient(client.channel.socket(), lab.dev, data.data(), bytes); });
     const std::string heldWhenRefused = wbx::holdings().differenceFrom(before);
     const size_t descriptorsWhenRefused = openDescriptors();
+    const bool threwWhenTwo =
+        threwRuntimeError([&] { ex17::shareWithClient(client.channel.socket(), lab.dev, data.data(), bytes); });
+    const std::string heldWhenTwo = wbx::holdings().differenceFrom(before);
+    const size_t descriptorsWhenTwo = openDescriptors();
 
     const size_t freeBefore = wbt::freeMemory();
     ex17::shareWithClient(client.channel.socket(), lab.dev, data.data(), bytes);
@@ -654,16 +685,22 @@ EXERCISE("share-server", "Handing device memory to another process and keeping n
     const wb::ProcessEnd& end = client.channel.end();
 
     CAPTURE(descriptorsBefore);
-    CHECK_MESSAGE(threwWhenGone, "shareWithClient did not throw when the offer could not be sent");
+    CHECK_MESSAGE(threwWhenGone, "shareWithClient did not throw std::runtime_error when the offer could not be sent");
     CAPTURE(heldWhenGone);
     CHECK_MESSAGE(heldWhenGone == "", "after the failed send this process still holds part of the memory");
     CAPTURE(descriptorsWhenGone);
     CHECK_MESSAGE(descriptorsWhenGone == descriptorsBefore, "after the failed send a descriptor stayed open");
-    CHECK_MESSAGE(threwWhenRefused, "shareWithClient did not throw when the client replied that it had not mapped the memory");
+    CHECK_MESSAGE(threwWhenRefused, "shareWithClient did not throw std::runtime_error when the client replied mapped = 0");
     CAPTURE(heldWhenRefused);
     CHECK_MESSAGE(heldWhenRefused == "", "after the refusal this process still holds part of the memory");
     CAPTURE(descriptorsWhenRefused);
     CHECK_MESSAGE(descriptorsWhenRefused == descriptorsBefore, "after the refusal a descriptor stayed open");
+    CHECK_MESSAGE(threwWhenTwo, "shareWithClient did not throw std::runtime_error when the client replied mapped = 2: "
+                                "only 1 says the client mapped the memory");
+    CAPTURE(heldWhenTwo);
+    CHECK_MESSAGE(heldWhenTwo == "", "after the reply mapped = 2 this process still holds part of the memory");
+    CAPTURE(descriptorsWhenTwo);
+    CHECK_MESSAGE(descriptorsWhenTwo == descriptorsBefore, "after the reply mapped = 2 a descriptor stayed open");
     CAPTURE(heldAfter);
     CHECK_MESSAGE(heldAfter == "", "after the handoff this process still holds part of the memory");
     CAPTURE(descriptorsAfter);

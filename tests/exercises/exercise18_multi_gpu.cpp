@@ -7,7 +7,8 @@
 // played by this check: it stands between the code and cuDeviceCanAccessPeer (and
 // cuDeviceGetP2PAttribute) and answers 0 for the directions it names. Pending work comes from the
 // gate kernel; failures of single calls from the ledger's FailCall. The timed check compares the
-// copier with a plain staged copy measured in the same run.
+// copier with a plain staged copy measured in the same run. Each case's name begins with the
+// requirements it verifies.
 #include "check.hpp"
 #include "gate.hpp"
 #include "18-multi-gpu/exercises.hpp"
@@ -397,7 +398,7 @@ EXERCISE("copy-across", "A device-to-device copy that takes the link when there 
          "CU_MEMHOSTALLOC_PORTABLE) held by an object that frees it, cuMemcpyDtoH with srcCtx pushed, cuMemcpyHtoD with "
          "dstCtx pushed. cuMemcpyPeerAsync alone gives the right bytes too: what it lacks is the access that lets "
          "the copy take the link.") {
-  TEST_CASE("between two contexts of one device it returns with the copy pending behind the stream's work and leaves the stack; with two devices it enables access both ways, and stages (waiting for the stream) where a direction is refused; failures leave nothing behind") {
+  TEST_CASE("R1 R2 R3 R4 R5: between two contexts of one device, and from a context to itself, it returns with the copy pending behind the stream's work and leaves the stack; with two devices it enables access both ways, and stages (waiting for the stream) where a direction is refused; failures leave nothing behind") {
     const int count = deviceCount();
     wbt::RetainedPrimary primary0(wbt::device(0));
     const CUcontext ctx0 = primary0.get(), own0 = ownContext(0);
@@ -414,6 +415,17 @@ EXERCISE("copy-across", "A device-to-device copy that takes the link when there 
       CHECK_MESSAGE(one.arrivedInTheEnd, "dst does not hold the bytes written behind the gate, or bytes past the "
                                          "copy changed: was the copy enqueued in stream, after its work?");
       CHECK_MESSAGE(one.held == "", "copyAcross left something held");
+      {  // one context twice: one device too, and no pair of devices to ask about
+        Buffer again(ctx0, words * 4);
+        const Seen same = copyAfterWork(k, s0, again.get(), ctx0, src.get(), ctx0, words, odd, Hold::Gate);
+        CAPTURE(same.held);
+        CHECK_MESSAGE(same.returnedWhileHeld, "from a context to itself, copyAcross waited for the stream: it must "
+                                              "only enqueue the copy");
+        CHECK_MESSAGE(same.stackKept, "from a context to itself, copyAcross left another context current (none was)");
+        CHECK_MESSAGE(same.arrivedInTheEnd, "from a context to itself, dst does not hold the bytes written behind the "
+                                            "gate, or bytes past the copy changed");
+        CHECK_MESSAGE(same.held == "", "from a context to itself, copyAcross left something held");
+      }
       const std::vector<CUcontext> stackBefore = wbx::contextStack();
       wbx::FailCall fail("cuMemcpyPeerAsync", CUDA_ERROR_INVALID_VALUE);
       const bool threwOnFailure = threw([&] { ex18::copyAcross(dst.get(), own0, src.get(), ctx0, odd, s0.get()); });
@@ -508,7 +520,7 @@ EXERCISE("enable-all-peers", "Enable every peer, twice, without an error",
          "contexts[i] pushed by the guard, cuCtxEnablePeerAccess(contexts[j], 0) and CU_CHECK the result unless it "
          "is CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED. CU_CHECK around the call itself makes the second call throw; "
          "contexts[i] is not on device i; access one way says nothing of the other.") {
-  TEST_CASE("no context and one context give no pair and leave no context current; with two devices or more, in reverse order and one direction refused, twice: the refused pairs returned, every other pair enabled, the stack kept, TOO_MANY_PEERS thrown") {
+  TEST_CASE("R1 R2 R3 R4 R5: no context and one context give no pair and leave no context current; with two devices or more, in reverse order and one direction refused, twice: the refused pairs returned, every other pair enabled, the stack kept, TOO_MANY_PEERS thrown") {
     const int count = deviceCount();
     std::vector<ex18::PeerPair> none, alone;
     {
@@ -580,7 +592,7 @@ EXERCISE("staged-copier", "A staged device-to-device copy that overlaps its two 
          "pushed: cuStreamWaitEvent(up, downloaded[k], 0), cuMemcpyHtoDAsync from staging_[k], cuEventRecord("
          "uploaded[k], up). Then cuStreamSynchronize(up). One buffer used for every chunk forces each chunk to wait "
          "for the last: no overlap.") {
-  TEST_CASE("portable buffers made once; odd sizes, a size under a chunk, whole chunks, 0 bytes and 1024 small chunks arrive exactly; nothing past the end written, nothing held, the stack kept, a failed copy up leaving nothing behind") {
+  TEST_CASE("R1 R2 R3 R4: portable buffers made once; odd sizes, a size under a chunk, whole chunks, 0 bytes and 1024 small chunks arrive exactly; nothing past the end written, nothing held, the stack kept, a failed copy up leaving nothing behind") {
     const int count = deviceCount();
     wbt::RetainedPrimary primary0(wbt::device(0));
     const CUcontext src = primary0.get(), dst = ownContext(count >= 2 ? 1 : 0);
@@ -639,6 +651,22 @@ EXERCISE("staged-copier", "A staged device-to-device copy that overlaps its two 
                       "copy allocated pinned memory: the two buffers are made once, by the constructor");
         CHECK_MESSAGE(kept, "copy changed the calling thread's context stack (no context was current)");
       }
+      {  // srcCtx and dstCtx the same context
+        Buffer same(src, most + slack);
+        setBytes(src, same.get(), 0xEE, most + slack);
+        const std::vector<CUcontext> stackBefore = wbx::contextStack();
+        const wbx::Holdings before = wbx::holdings();
+        copier.copy(same.get(), src, from.get(), src, most);
+        const std::string held = wbx::holdings().differenceFrom(before);
+        const bool kept = wbx::contextStack() == stackBefore;
+        const std::vector<unsigned char> got = bytesAt(src, same.get(), most + slack);
+        CHECK_MESSAGE(differing(got, pattern, most) == 0, "from a context to itself, bytes that are not the source's arrived");
+        CHECK_MESSAGE(std::all_of(got.begin() + static_cast<long>(most), got.end(), [](unsigned char c) { return c == 0xEE; }),
+                      "from a context to itself, bytes past the end of the copy were written");
+        CAPTURE(held);
+        CHECK_MESSAGE(held == "", "from a context to itself, copy left streams or events (or memory) behind");
+        CHECK_MESSAGE(kept, "from a context to itself, copy changed the calling thread's context stack");
+      }
       {
         setBytes(dst, to.get(), 0xEE, most + slack);
         const std::vector<CUcontext> stackBefore = wbx::contextStack();
@@ -690,7 +718,7 @@ EXERCISE("staged-copier", "A staged device-to-device copy that overlaps its two 
 
   // Between primary contexts (one context twice on one device): whether the copy engines run the
   // copies of two contexts of one device at once is not what this case is about.
-  TEST_CASE("256 MiB through chunks of 8 MiB takes at most 0.8 of copying down whole and then up whole, in this run") {
+  TEST_CASE("R3: 256 MiB through chunks of 8 MiB takes at most 0.8 of copying down whole and then up whole, in this run") {
     const int count = deviceCount();
     Primaries all(std::min(count, 2));
     const CUcontext src = all.contexts[0], dst = all.contexts.back();

@@ -5,7 +5,7 @@
 // driver: it counts programs made and destroyed, can make one compile fail, and overwrites the
 // lowered names a program handed out when it is destroyed (NVRTC releases them then). Every source
 // a learner's function compiles is new to the run, so NVRTC's own cache (CUDA 12.9 and newer) never
-// answers in place of a compile.
+// answers in place of a compile. Each case's name begins with the requirements it verifies.
 #include "check.hpp"
 #include "scratch.hpp"
 #include "19-runtime-compilation/exercises.hpp"
@@ -319,7 +319,7 @@ EXERCISE("compile-or-log", "A compile that hands back its log on failure and a l
          "log (nvrtcGetProgramLogSize counts the NUL: resize to size - 1) whatever it returned, return on "
          "NVRTC_ERROR_COMPILATION, throw on any other failure, and only on NVRTC_SUCCESS get the cubin "
          "(nvrtcGetCUBINSize, nvrtcGetCUBIN) and cuLibraryLoadData it.") {
-  TEST_CASE("a broken source gives back the log naming its line and no library; a good one a library that computes right, with its warning in the log; failures of NVRTC and of the load throw; no program left behind") {
+  TEST_CASE("R1 R2 R3 R4 R5 R6: a broken source gives back the log naming its line and no library; a good one a library that computes right, with its warning in the log; failures of NVRTC and of the load throw; no program left behind") {
     Lab lab;
     const long programsBefore = livePrograms();
     const wbx::Holdings before = wbx::holdings();
@@ -358,6 +358,11 @@ EXERCISE("compile-or-log", "A compile that hands back its log on failure and a l
     CUkernel triple = nullptr;
     REQUIRE(cuLibraryGetKernel(&triple, good.library, "triple") == CUDA_SUCCESS);
     CHECK(wrongValues<float>(triple, [](float v) { return 3.0f * v; }) == 0);
+    int binaryVersion = 0;
+    CU_CHECK(cuKernelGetAttribute(&binaryVersion, CU_FUNC_ATTRIBUTE_BINARY_VERSION, triple, lab.dev()));
+    CAPTURE(binaryVersion);
+    CHECK_MESSAGE(binaryVersion == lab.arch(), "the kernel was not compiled for dev's own architecture (sm_ and its "
+                                               "compute capability): a cubin of another one runs, if at all, as that");
 
     const wbx::Holdings beforeFailures = wbx::holdings();
     failNextCompile = NVRTC_ERROR_OUT_OF_MEMORY;
@@ -389,7 +394,7 @@ EXERCISE("template-instances", "Template kernels instantiated and found by name 
          "identical string; copy lowered into a std::string at once, before nvrtcDestroyProgram. cuLibraryGetKernel "
          "takes the lowered name (\"_ZN3ops5scaleIfLi2EEEvPT_j\"), never the expression (\"ops::scale<float, 2>\"). "
          "Hold the program and the library in objects that give them back, so that a throw does too.") {
-  TEST_CASE("two instances of a namespaced template with a constant parameter: the lowered names NVRTC gives, in the order asked, each kernel computing x * Factor + 1 in its type; a source that does not compile and a failed lookup throw, holding nothing") {
+  TEST_CASE("R1 R2 R3 R4: two instances of a namespaced template with a constant parameter: the lowered names NVRTC gives, in the order asked, each kernel computing x * Factor + 1 in its type; a source that does not compile and a failed lookup throw, holding nothing") {
     Lab lab;
     const std::vector<std::string> expressions = {"ops::scale<float, 2>", "ops::scale<double, 3>"};
     const long programsBefore = livePrograms();
@@ -446,7 +451,7 @@ EXERCISE("disk-cache", "A disk cache of compiled kernels keyed by everything tha
          "wb::imageProblem(data, size, wb::ImageKind::Cubin). mkdir(dir, 0700); if it exists, lstat it and use it "
          "only when st_uid == geteuid() and no S_IWGRP or S_IWOTH. Write with mkstemp(dir + \"/.partial-XXXXXX\") "
          "and std::rename it into place.") {
-  TEST_CASE("a private folder is made; the same inputs hit without compiling; changing any one field misses; entries arrive by rename; swapped or damaged entries are compiled again; a folder others can write to is not used") {
+  TEST_CASE("R1 R2 R3 R4 R5 R7 R8: a private folder is made; the same inputs hit without compiling; changing any one field misses; entries arrive by rename; swapped or damaged entries are compiled again; a folder its group or others can write to is not used, one of mode 0755 is") {
     Lab lab;
     int nvrtcMajor = 0, nvrtcMinor = 0, driver = 0;
     REQUIRE(nvrtcVersion(&nvrtcMajor, &nvrtcMinor) == NVRTC_SUCCESS);
@@ -573,16 +578,30 @@ EXERCISE("disk-cache", "A disk cache of compiled kernels keyed by everything tha
     REQUIRE(cuLibraryGetKernel(&bump, library, "bump") == CUDA_SUCCESS);
     CHECK(wrongValues<float>(bump, [](float v) { return v + 1.0f; }) == 0);
 
-    // A folder that anyone may write to: nothing read from it, nothing written to it.
-    const std::string open = scratch.path() + "/open";
-    REQUIRE(mkdir(open.c_str(), 0700) == 0);
-    REQUIRE(chmod(open.c_str(), 0777) == 0);
-    const unsigned beforeOpen = calls;
-    ex19::cachedCompile(open, base, compiler);
-    ex19::cachedCompile(open, base, compiler);
-    const size_t leftInOpen = filesIn(open).size();
-    CHECK_MESSAGE(calls == beforeOpen + 2, "a folder others can write to was used as a cache: whoever writes there "
-                                           "chooses the code you load");
-    CHECK_MESSAGE(leftInOpen == 0, "cachedCompile wrote into a folder others can write to");
+    // A folder that anyone may write to, and one that its group may: nothing read from either,
+    // nothing written to either.
+    for (const unsigned openMode : {0777u, 0770u}) {
+      CAPTURE(openMode);
+      const std::string open = scratch.path() + "/open-" + std::to_string(openMode);
+      REQUIRE(mkdir(open.c_str(), 0700) == 0);
+      REQUIRE(chmod(open.c_str(), openMode) == 0);
+      const unsigned beforeOpen = calls;
+      ex19::cachedCompile(open, base, compiler);
+      ex19::cachedCompile(open, base, compiler);
+      const size_t leftInOpen = filesIn(open).size();
+      CHECK_MESSAGE(calls == beforeOpen + 2, "a folder others (or its group) can write to was used as a cache: "
+                                             "whoever writes there chooses the code you load");
+      CHECK_MESSAGE(leftInOpen == 0, "cachedCompile wrote into a folder others (or its group) can write to");
+    }
+
+    // An existing folder of this user that only it can write to is the cache's, 0700 or not.
+    const std::string readable = scratch.path() + "/readable";
+    REQUIRE(mkdir(readable.c_str(), 0700) == 0);
+    REQUIRE(chmod(readable.c_str(), 0755) == 0);
+    const unsigned beforeReadable = calls;
+    CHECK(ex19::cachedCompile(readable, base, compiler) == first);
+    CHECK(ex19::cachedCompile(readable, base, compiler) == first);
+    CHECK_MESSAGE(calls == beforeReadable + 1, "an existing folder of mode 0755 (nobody else can write to it) was not "
+                                               "used: only write permission for the group or others makes it unsafe");
   }
 }

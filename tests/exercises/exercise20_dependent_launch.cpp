@@ -3,7 +3,8 @@
 // parameters, a node's dependencies), which the reference documents: no timing decides anything.
 // Stream order is shown with the gate kernel (common/gate.hpp), failure paths with the ledger's
 // FailCall (tests/exercises/ledger.hpp). Every check needs compute capability 9.0 (programmatic
-// dependent launch), the second and third CUDA 12.3 (edge data), and says skipped elsewhere.
+// dependent launch), the second and third CUDA 12.3 (edge data), and says skipped elsewhere. Each
+// case's name begins with the requirements it verifies.
 #include "check.hpp"
 #include "gate.hpp"
 #include "20-dependent-launch/exercises.hpp"
@@ -193,7 +194,7 @@ EXERCISE("dependent-launch", "Launch a kernel as a programmatic dependent of the
          "a.value.programmaticStreamSerializationAllowed = 1; then a zeroed CUlaunchConfig with gridDimX = blocks, "
          "blockDimX = threads, the other dimensions 1, hStream = stream, attrs = &a, numAttrs = 1, and "
          "CU_CHECK(cuLaunchKernelEx(&config, f, args, nullptr)).") {
-  TEST_CASE("captured behind a plain launch, the launch is a kernel node of the shape asked for, on a programmatic edge, and runs over what its arguments name") {
+  TEST_CASE("R1 R2: captured behind a plain launch, the launch is a kernel node of the shape asked for, on a programmatic edge, and runs over what its arguments name") {
     Lab lab;
     constexpr unsigned n = 1000, total = 2048;
     wbt::DeviceBuffer data(total * sizeof(float)), value(sizeof(unsigned)), times(8 * sizeof(unsigned long long));
@@ -244,7 +245,7 @@ EXERCISE("dependent-launch", "Launch a kernel as a programmatic dependent of the
     CHECK_MESSAGE(untouched == total - n, "the kernel ran past the elements its arguments name");
   }
 
-  TEST_CASE("in the stream given, behind the work there, without waiting: behind a closed gate the kernel has not run when the call returns, runs once it opens, and nothing is held") {
+  TEST_CASE("R1 R3: in the stream given, behind the work there, without waiting: behind a closed gate the kernel has not run when the call returns, runs once it opens, and nothing is held") {
     Lab lab;
     constexpr unsigned n = 512;
     wbt::DeviceBuffer data(n * sizeof(float));
@@ -283,7 +284,7 @@ EXERCISE("dependent-launch", "Launch a kernel as a programmatic dependent of the
     CHECK(left.empty());
   }
 
-  TEST_CASE("a launch the driver refuses throws wb::DriverError, and so does a cuLaunchKernelEx that fails with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, with that code") {
+  TEST_CASE("R4: a launch the driver refuses throws wb::DriverError, and so does a cuLaunchKernelEx that fails with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, with that code") {
     Lab lab;
     wbt::DeviceBuffer data(64 * sizeof(float));
     Stream s;
@@ -321,7 +322,7 @@ EXERCISE("edge-report", "Every edge of a graph, with the edge data that makes it
          "CUgraphNode (from, to) and n CUgraphEdgeData, and if n > 0 CU_CHECK(cuGraphGetEdges_v2(graph, from.data(), "
          "to.data(), data.data(), &n)); one Edge per index with data[i].from_port, to_port and type. Passing NULL "
          "edge data on a graph with a programmatic edge is CUDA_ERROR_LOSSY_QUERY.") {
-  TEST_CASE("a captured dependent launch, and a hand-built graph with default, programmatic and launch-order edges: every edge, in the driver's order, with its data") {
+  TEST_CASE("R1 R2: a captured dependent launch, and a hand-built graph with default, programmatic and launch-order edges: every edge, in the driver's order, with its data") {
     Lab lab;
     requireEdgeData();
 #if CUDA_VERSION >= 12030
@@ -382,7 +383,7 @@ EXERCISE("edge-report", "Every edge of a graph, with the edge data that makes it
 #endif
   }
 
-  TEST_CASE("forty edges (a chain of 41 empty nodes), and a graph with no node: every edge, and an empty list") {
+  TEST_CASE("R2 R3: forty edges (a chain of 41 empty nodes), and graphs of three unconnected nodes and of no node: every edge, and empty lists") {
     Lab lab;
     requireEdgeData();
 #if CUDA_VERSION >= 12030
@@ -399,13 +400,20 @@ EXERCISE("edge-report", "Every edge of a graph, with the edge data that makes it
     const std::vector<ex20::Edge> got = ex20::edgesOf(chain.g);
     CHECK_MESSAGE(got.size() == 40, "another number of edges than 40: ask for the count first, then for that many");
     CHECK_MESSAGE(sameEdges(got, want), "the chain's edges differ from the driver's");
+    Graph apart;  // nodes, but no edge between them
+    CU_CHECK(cuGraphCreate(&apart.g, 0));
+    for (int i = 0; i < 3; ++i) {
+      CUgraphNode node = nullptr;
+      CU_CHECK(cuGraphAddEmptyNode(&node, apart.g, nullptr, 0));
+    }
+    CHECK_MESSAGE(ex20::edgesOf(apart.g).empty(), "a graph of three nodes without an edge gave edges");
     Graph empty;
     CU_CHECK(cuGraphCreate(&empty.g, 0));
     CHECK_MESSAGE(ex20::edgesOf(empty.g).empty(), "a graph without edges gave edges");
 #endif
   }
 
-  TEST_CASE("a query that fails, the count or the edges, throws wb::DriverError") {
+  TEST_CASE("R2 R4: a query that fails, the count or the edges, throws wb::DriverError") {
     Lab lab;
     requireEdgeData();
 #if CUDA_VERSION >= 12030
@@ -439,7 +447,7 @@ EXERCISE("capture-append", "A node added by hand to a caller's capture, keeping 
          "stream), cuGraphAddKernelNode(&node, graph, nullptr, 0, &params), then cuGraphAddDependencies_v2(graph, "
          "deps, tos, data, n) with every `to` the node, then cuStreamUpdateCaptureDependencies_v2(stream, &node, "
          "nullptr, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES).") {
-  TEST_CASE("after a programmatic dependency: your node depends on it alone with that edge data, the stream's next kernel on your node alone, and the graph runs the three in order") {
+  TEST_CASE("R1 R2 R3: after a programmatic dependency: your node, one block of one thread, depends on it alone with that edge data, the stream's next kernel on your node alone, and the graph runs the three in order") {
     Lab lab;
     requireEdgeData();
 #if CUDA_VERSION >= 12030
@@ -483,6 +491,12 @@ EXERCISE("capture-append", "A node added by hand to a caller's capture, keeping 
                     "to your node alone");
     CHECK_MESSAGE(ofLast[0].node == mine, "the stream's next kernel does not depend on your node");
     CHECK(isDefault(ofLast[0].data));
+    CUDA_KERNEL_NODE_PARAMS p{};
+    REQUIRE(cuGraphKernelNodeGetParams(mine, &p) == CUDA_SUCCESS);
+    CHECK_MESSAGE((p.gridDimX == 1 && p.gridDimY == 1 && p.gridDimZ == 1), "your node has another grid than one block");
+    CHECK_MESSAGE((p.blockDimX == 1 && p.blockDimY == 1 && p.blockDimZ == 1),
+                  "your node has another block than one thread");
+    CHECK_MESSAGE(p.sharedMemBytes == 0, "your node asks for dynamic shared memory");
     wbt::setWords(value.get(), 0, 1);
     Exec exec(g.g);
     CU_CHECK(cuGraphLaunch(exec.e, s.get()));
@@ -493,7 +507,7 @@ EXERCISE("capture-append", "A node added by hand to a caller's capture, keeping 
 #endif
   }
 
-  TEST_CASE("a stream that joined a second capturing stream has two dependencies: your node depends on both") {
+  TEST_CASE("R2 R3: a stream that joined a second capturing stream has two dependencies: your node depends on both") {
     Lab lab;
     requireEdgeData();
 #if CUDA_VERSION >= 12030
@@ -535,7 +549,7 @@ EXERCISE("capture-append", "A node added by hand to a caller's capture, keeping 
 #endif
   }
 
-  TEST_CASE("on a stream that is not capturing it throws wb::DriverError with CUDA_ERROR_ILLEGAL_STATE") {
+  TEST_CASE("R4: on a stream that is not capturing it throws wb::DriverError with CUDA_ERROR_ILLEGAL_STATE") {
     Lab lab;
     requireEdgeData();
 #if CUDA_VERSION >= 12030
@@ -555,7 +569,7 @@ EXERCISE("capture-append", "A node added by hand to a caller's capture, keeping 
 #endif
   }
 
-  TEST_CASE("when asking for the capture's dependencies, or setting the stream's, fails, it throws wb::DriverError") {
+  TEST_CASE("R5: when asking for the capture's dependencies, or setting the stream's, fails, it throws wb::DriverError") {
     Lab lab;
     requireEdgeData();
 #if CUDA_VERSION >= 12030

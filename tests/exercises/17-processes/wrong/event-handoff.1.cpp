@@ -1,4 +1,4 @@
-// Wrong: copies without waiting for the producer's event in the stream
+// Wrong (R1): copies without waiting for the producer's event in the stream
 //
 // "The producer recorded its event before it sent the handle, so by the time the consumer has the
 // handle the batch is ready." Recorded is not completed: the copy runs at once, while the

@@ -1,4 +1,4 @@
-// Wrong: waits for the producer's event on the host (cuEventSynchronize), then enqueues the copy
+// Wrong (R2): waits for the producer's event on the host (cuEventSynchronize), then enqueues the copy
 //
 // "Make sure the producer is done, then copy." Correct bytes, but the consumer's thread stops until
 // another process's work is done, which the task forbids: in the check the producer opens its gate

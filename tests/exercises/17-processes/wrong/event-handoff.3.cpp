@@ -1,4 +1,4 @@
-// Wrong: enqueues the copy first and the wait for the producer's event after it
+// Wrong (R1): enqueues the copy first and the wait for the producer's event after it
 //
 // "Both go into the same stream, so the copy is covered." A wait orders only what is enqueued
 // after it: the copy runs at once and reads the old value (`stale == 0` fails).

@@ -1,4 +1,4 @@
-// Wrong: checks every call with CU_CHECK, so a failed wait or copy throws with the event still open
+// Wrong (R4): checks every call with CU_CHECK, so a failed wait or copy throws with the event still open
 //
 // "CU_CHECK reports every error." It does, and leaves the opened event behind each time: a consumer
 // that fails a handoff now and then leaks one event per failure. `heldAfterFailedWait == ""` fails

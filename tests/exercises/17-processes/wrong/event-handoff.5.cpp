@@ -1,4 +1,4 @@
-// Wrong: waits for the event in the stream, then copies with the synchronous cuMemcpyDtoH
+// Wrong (R1): waits for the event in the stream, then copies with the synchronous cuMemcpyDtoH
 //
 // "The stream waits for the producer, so any copy after the wait waits too." cuMemcpyDtoH is not
 // in that stream: it runs in the legacy default stream, which does not wait for a non-blocking

@@ -1,4 +1,4 @@
-// Wrong: starts each worker only after the one before it has ended
+// Wrong (R1): starts each worker only after the one before it has ended
 //
 // "One worker at a time is simpler, and each still gets the whole time limit." The task asks for
 // all of them at once: each CUDA worker of the check waits for the other to have started, and the

@@ -1,4 +1,4 @@
-// Wrong: waits for each worker to end, then reads what it wrote
+// Wrong (R4): waits for each worker to end, then reads what it wrote
 //
 // "Once the worker has exited its output is complete, so read it then." A worker that writes more
 // than a pipe holds (64 KiB) blocks until someone reads it, and nobody does: in the check, worker 3

@@ -1,4 +1,4 @@
-// Wrong: reads each pipe to its end, one worker after another
+// Wrong (R4): reads each pipe to its end, one worker after another
 //
 // "Every pipe gets read in the end, so the order does not matter." While the pool reads worker 0's
 // pipe, worker 3's fills up and worker 3 stops; in the check worker 0 ends only once worker 3 has

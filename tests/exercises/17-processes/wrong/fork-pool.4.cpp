@@ -1,4 +1,4 @@
-// Wrong: keeps what a worker wrote whatever its exit status
+// Wrong (R5): keeps what a worker wrote whatever its exit status
 //
 // "If it printed a result, the result is there." A worker that printed and then failed (exit code
 // 3) or was killed has no result the caller can trust: `ends[1].empty()` and `ends[2].empty()` fail.

@@ -1,4 +1,4 @@
-// Wrong: makes the pipes with pipe() and closes both ends in the child, as textbooks show
+// Wrong (R6): makes the pipes with pipe() and closes both ends in the child, as textbooks show
 //
 // "The child closes what it does not need." It closes its own pipe's ends, but not the read ends of
 // the workers started before it, which this process still holds and which were not close-on-exec:

@@ -1,4 +1,4 @@
-// Wrong: never closes the pipes' read ends once a worker's output has ended
+// Wrong (R6): never closes the pipes' read ends once a worker's output has ended
 //
 // "The worker closed its end; the pipe is done." The pool's own end stays open: every call leaks
 // one descriptor per worker, and a server that runs for weeks runs out of them.

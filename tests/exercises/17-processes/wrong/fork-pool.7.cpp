@@ -1,4 +1,4 @@
-// Wrong: returns the results in the order the workers finished
+// Wrong (R5): returns the results in the order the workers finished
 //
 // "Hand each result on as soon as its worker is done." The caller asked for worker i's result at
 // index i: in the check the workers finish in another order than their indexes (worker 0 only after

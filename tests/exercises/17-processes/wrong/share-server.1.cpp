@@ -1,4 +1,4 @@
-// Wrong: gives back the handle and the mapping but leaves the exported descriptor open
+// Wrong (R3): gives back the handle and the mapping but leaves the exported descriptor open
 //
 // "The descriptor went to the client, which has its own copy of it now." The one this process holds
 // is a reference to the memory too (the reference: it is released once all shareable handles are

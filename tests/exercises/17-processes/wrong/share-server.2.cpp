@@ -1,4 +1,4 @@
-// Wrong: never calls cuMemRelease: unmapping and closing the descriptor is taken to be enough
+// Wrong (R3): never calls cuMemRelease: unmapping and closing the descriptor is taken to be enough
 //
 // "cuMemUnmap frees what cuMemMap mapped." The handle from cuMemCreate is a reference of its own
 // (cuMemRelease: the memory is freed when all mappings are unmapped and all references to the

@@ -1,4 +1,4 @@
-// Wrong: creates the memory on device 0 whatever dev says
+// Wrong (R1): creates the memory on device 0 whatever dev says
 //
 // "The server's GPU is device 0." Copied from a single-GPU prototype: the weights land on another
 // GPU than the one the server was given, and its clients map memory of the wrong device. The client

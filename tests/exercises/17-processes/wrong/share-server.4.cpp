@@ -1,4 +1,4 @@
-// Wrong: gives back what it holds only on the way out of a successful handoff
+// Wrong (R4): gives back what it holds only on the way out of a successful handoff
 //
 // "Clean up at the end, throw where it fails." Every throw skips the clean-up at the end: when the
 // offer cannot be sent or the client refuses, the handle, the range, the mapping and the descriptor

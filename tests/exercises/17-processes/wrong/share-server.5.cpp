@@ -1,4 +1,4 @@
-// Wrong: takes any reply as the client's success, without reading what it says
+// Wrong (R4): takes any reply as the client's success, without reading what it says
 //
 // "The client answered, so it has the memory." A client that could not import or map it answers
 // too (mapped = 0), and the server returns as if the weights were served: `threwWhenRefused` fails.

@@ -1,4 +1,4 @@
-// Wrong: offers the size the caller asked for instead of the allocation's, rounded-up size
+// Wrong (R2): offers the size the caller asked for instead of the allocation's, rounded-up size
 //
 // "The client wants to know how much data there is." It maps the allocation, whose size is the
 // rounded one: cuMemMap of a size that is not a multiple of the granularity is refused, the client

@@ -1,4 +1,4 @@
-// Wrong: never enables peer access: cuMemcpyPeerAsync copies between any two contexts anyway
+// Wrong (R2): never enables peer access: cuMemcpyPeerAsync copies between any two contexts anyway
 //
 // "cuMemcpyPeerAsync needs no peer access, so there is nothing to decide." The bytes arrive, but
 // where the devices could use the link the copy does not take it (the programming guide: without

@@ -1,4 +1,4 @@
-// Wrong: asks cuDeviceCanAccessPeer for one direction only, as if access were symmetric
+// Wrong (R3): asks cuDeviceCanAccessPeer for one direction only, as if access were symmetric
 //
 // "If the source's device can reach the destination's, the link is there." Access is per direction:
 // with the other direction refused, this enables access (which fails on real hardware that refuses

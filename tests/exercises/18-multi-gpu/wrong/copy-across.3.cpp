@@ -1,4 +1,4 @@
-// Wrong: stages the copy without waiting for the work already in the stream
+// Wrong (R3): stages the copy without waiting for the work already in the stream
 //
 // "cuMemcpyDtoH is synchronous, so it waits for what came before." It waits for the legacy default
 // stream, not for `stream` (a non-blocking stream): the copy down reads the source before the

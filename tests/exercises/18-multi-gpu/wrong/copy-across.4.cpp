@@ -1,4 +1,4 @@
-// Wrong: makes each context current with cuCtxSetCurrent and never puts the caller's back
+// Wrong (R5): makes each context current with cuCtxSetCurrent and never puts the caller's back
 //
 // "The copy runs in the source's context, so make it current." cuCtxSetCurrent replaces the top of
 // the caller's stack, and nothing restores it: the caller's next call runs in another context.

@@ -1,4 +1,4 @@
-// Wrong: copies with the synchronous cuMemcpyPeer, to be sure the bytes are there on return
+// Wrong (R1): copies with the synchronous cuMemcpyPeer, to be sure the bytes are there on return
 //
 // "A copy that is done when it returns is safer." cuMemcpyPeer is not in `stream`: it does not wait
 // for the work the caller enqueued there before the copy, so it copies the source before the

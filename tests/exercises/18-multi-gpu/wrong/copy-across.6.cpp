@@ -1,4 +1,4 @@
-// Wrong: asks cuDeviceCanAccessPeer even when both contexts are on one device
+// Wrong (R1): asks cuDeviceCanAccessPeer even when both contexts are on one device
 //
 // "Two contexts, so ask whether they can reach each other." For a device and itself the reference
 // defines no answer; driver 580 answers 0 (lesson 18, step 1), so this stages a copy within one

@@ -1,4 +1,4 @@
-// Wrong: frees the staging buffer at the end of the staged path, so a failed copy leaks it
+// Wrong (R5): frees the staging buffer at the end of the staged path, so a failed copy leaks it
 //
 // "Allocate, copy down, copy up, free." When a copy fails, CU_CHECK throws past the free: every
 // failed copy leaks pinned memory, which the system has little of. `held == ""` fails ("1 pinned

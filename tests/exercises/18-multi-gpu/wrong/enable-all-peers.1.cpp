@@ -1,4 +1,4 @@
-// Wrong: checks every call with CU_CHECK, cuCtxEnablePeerAccess included
+// Wrong (R2): checks every call with CU_CHECK, cuCtxEnablePeerAccess included
 //
 // "Every call is checked." The first call enables every pair; the second finds them enabled,
 // CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED throws, and `CHECK_NOTHROW(second = ...)` fails.

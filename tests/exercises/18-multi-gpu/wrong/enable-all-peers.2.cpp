@@ -1,4 +1,4 @@
-// Wrong: ignores whatever cuCtxEnablePeerAccess answers, so that a second call never throws
+// Wrong (R3): ignores whatever cuCtxEnablePeerAccess answers, so that a second call never throws
 //
 // "Enabling is best effort: already enabled, or whatever, the set-up goes on." A device out of peer
 // slots (CUDA_ERROR_TOO_MANY_PEERS) then goes unreported, and the service later runs its copies

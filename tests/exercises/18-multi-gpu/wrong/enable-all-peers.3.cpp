@@ -1,4 +1,4 @@
-// Wrong: takes contexts[i] to be device i's context (cuDeviceGet(&dev, i))
+// Wrong (R1): takes contexts[i] to be device i's context (cuDeviceGet(&dev, i))
 //
 // "The caller passes one context per device, in order." Nothing says so: the check passes them in
 // reverse order, so the pairs asked about are not the contexts' devices, the refused direction is

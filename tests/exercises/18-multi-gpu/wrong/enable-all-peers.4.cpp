@@ -1,4 +1,4 @@
-// Wrong: asks each pair once and treats access as symmetric
+// Wrong (R1): asks each pair once and treats access as symmetric
 //
 // "If i can access j, j can access i." The reference asks per direction, and so does the check:
 // with only the direction from the last device to device 0 refused, this reports both directions

@@ -1,4 +1,4 @@
-// Wrong: finds each context's device by making it current with cuCtxSetCurrent, and leaves it so
+// Wrong (R5): finds each context's device by making it current with cuCtxSetCurrent, and leaves it so
 //
 // "cuCtxGetDevice answers for the current context, so set it." cuCtxSetCurrent replaces the top of
 // the caller's stack, and nothing restores it: after the call the last context asked about is

@@ -1,4 +1,4 @@
-// Wrong: pushes contexts[i] around each enable and pops it after CU_CHECK
+// Wrong (R5): pushes contexts[i] around each enable and pops it after CU_CHECK
 //
 // "Push, enable, check, pop." When the enable fails, CU_CHECK throws before the pop, and the
 // caller's thread is left with contexts[i] pushed on its stack. `wbx::contextStack() == stackBefore`

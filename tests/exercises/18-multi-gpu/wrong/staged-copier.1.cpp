@@ -1,4 +1,4 @@
-// Wrong: one staging buffer: each chunk's copy down waits for the copy up that read the buffer
+// Wrong (R3): one staging buffer: each chunk's copy down waits for the copy up that read the buffer
 //
 // "One buffer is enough: nothing is overwritten before it was read." Every byte arrives, but each
 // chunk now waits for the one before it to have gone all the way up: down and up never overlap, the

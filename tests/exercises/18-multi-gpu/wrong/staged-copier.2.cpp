@@ -1,4 +1,4 @@
-// Wrong: makes a stream and two events per side in every copy and never destroys them
+// Wrong (R4): makes a stream and two events per side in every copy and never destroys them
 //
 // "They are small, and the copy is done when it returns." Every call leaks two streams and four
 // events; a server that copies for weeks runs out. `held == ""` fails ("2 streams more, 4 events

@@ -1,4 +1,4 @@
-// Wrong: copies bytes / chunkBytes whole chunks, and so drops the last, shorter one
+// Wrong (R2): copies bytes / chunkBytes whole chunks, and so drops the last, shorter one
 //
 // "Split the bytes into chunks of chunkBytes." A size that is not a multiple of chunkBytes loses
 // its tail, and one under a chunk copies nothing: `differing(got, pattern, bytes) == 0` fails for

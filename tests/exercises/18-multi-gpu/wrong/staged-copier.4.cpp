@@ -1,4 +1,4 @@
-// Wrong: allocates the staging buffers with cuMemAllocHost
+// Wrong (R1): allocates the staging buffers with cuMemAllocHost
 //
 // "Pinned is pinned." cuMemAllocHost memory is pinned for the context that allocated it; another
 // context (dstCtx, whose copies up read it) treats it as pageable, so those copies are staged once

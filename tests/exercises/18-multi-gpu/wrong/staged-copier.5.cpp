@@ -1,4 +1,4 @@
-// Wrong: destroys its streams and events at the end of copy, so a failed call leaves them behind
+// Wrong (R4): destroys its streams and events at the end of copy, so a failed call leaves them behind
 //
 // "Create, copy, synchronise, destroy." When a copy fails, CU_CHECK throws past the destroying:
 // each failed copy leaks two streams and four events (and the copies already enqueued may still

@@ -1,4 +1,4 @@
-// Wrong: switches contexts with cuCtxSetCurrent and leaves the destination's context current
+// Wrong (R4): switches contexts with cuCtxSetCurrent and leaves the destination's context current
 //
 // "Each call needs its context current." cuCtxSetCurrent replaces the caller's current context, and
 // nothing puts it back: after copy the caller's next call runs in dstCtx. `kept` fails ("copy changed

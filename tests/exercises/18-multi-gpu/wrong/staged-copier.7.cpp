@@ -1,4 +1,4 @@
-// Wrong: allocates the staging buffers in copy, sized to each call, and frees them there
+// Wrong (R1): allocates the staging buffers in copy, sized to each call, and frees them there
 //
 // "Allocate what this copy needs, give it back when done: nothing is held between calls." Pinned
 // allocations are slow (lesson 05), and the task asks for two buffers made once, by the

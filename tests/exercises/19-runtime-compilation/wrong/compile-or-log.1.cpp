@@ -1,4 +1,4 @@
-// Wrong: checks nvrtcCompileProgram like every other NVRTC call, so a compile error throws
+// Wrong (R2): checks nvrtcCompileProgram like every other NVRTC call, so a compile error throws
 //
 // "Check every call." A source that does not compile throws "nvrtcCompileProgram failed:
 // NVRTC_ERROR_COMPILATION" before anyone reads the log, and the user never learns which line:

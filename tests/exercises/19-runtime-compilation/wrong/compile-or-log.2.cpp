@@ -1,4 +1,4 @@
-// Wrong: reads the log only when the compile failed
+// Wrong (R3): reads the log only when the compile failed
 //
 // "The log is for errors." A compile that succeeds can warn too (an unused variable, a narrowing
 // conversion), and those warnings are lost: `good.log.find("warning") != std::string::npos` fails.

@@ -1,4 +1,4 @@
-// Wrong: keeps the log's terminating NUL in the string
+// Wrong (R4): keeps the log's terminating NUL in the string
 //
 // "nvrtcGetProgramLogSize gives the size: make the string that size." It counts the NUL, so the
 // std::string ends in a '\0' that a later `log + "\n"` or a comparison carries along:

@@ -1,4 +1,4 @@
-// Wrong: destroys the program by hand on the paths it returns by, so a throw leaks it
+// Wrong (R6): destroys the program by hand on the paths it returns by, so a throw leaks it
 //
 // "Create, compile, load, destroy." When the compile fails otherwise than with a compile error, or
 // the load fails, the throw skips nvrtcDestroyProgram: each failed request leaks a program and

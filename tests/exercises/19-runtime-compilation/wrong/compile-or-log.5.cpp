@@ -1,4 +1,4 @@
-// Wrong: treats every failure of nvrtcCompileProgram as a compile error with a log to show
+// Wrong (R5): treats every failure of nvrtcCompileProgram as a compile error with a log to show
 //
 // "If it did not compile, show the user the log." NVRTC_ERROR_OUT_OF_MEMORY (or an option NVRTC
 // refuses) is not the user's source at fault: the service answers with an empty log and no library

@@ -1,4 +1,4 @@
-// Wrong: creates the program without the name it was given
+// Wrong (R1): creates the program without the name it was given
 //
 // "The name is optional." NVRTC then calls the source "default_program", and the log's lines say
 // default_program(3) instead of the user's file: `bad.log.find("broken.cu(3)")` fails.

@@ -1,4 +1,4 @@
-// Wrong: leaves the options out of the key: "the source and the machine decide the cubin"
+// Wrong (R2): leaves the options out of the key: "the source and the machine decide the cubin"
 //
 // The same source with one option more (--fmad=false) then finds the entry made without it and is
 // served that cubin: `calls == before + 1` fails for "one option more" (and for the options after).

@@ -1,4 +1,4 @@
-// Wrong: joins the options with spaces, as a command line would
+// Wrong (R2): joins the options with spaces, as a command line would
 //
 // "Options are separated by spaces anyway." NVRTC takes each option as given: the two options
 // -DA=1 and -DB=2 spell the same key as the one option "-DA=1 -DB=2", which NVRTC reads otherwise,

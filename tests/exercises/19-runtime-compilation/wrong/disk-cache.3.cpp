@@ -1,4 +1,4 @@
-// Wrong: names the entry by a hash of the key and stores only the cubin: the name is the key
+// Wrong (R3): names the entry by a hash of the key and stores only the cubin: the name is the key
 //
 // "The hash of the key is the key." A file name says where to look, not what is there: a file
 // that holds another entry (a hash collision, a file copied or planted there) is served as if it

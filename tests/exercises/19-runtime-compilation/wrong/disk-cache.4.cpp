@@ -1,4 +1,4 @@
-// Wrong: writes each entry straight into its own file
+// Wrong (R5): writes each entry straight into its own file
 //
 // "The reader checks the key and the image, so a half-written file is only a miss." Until the
 // write is done, a reader in another process may find the key whole and a cubin cut short that

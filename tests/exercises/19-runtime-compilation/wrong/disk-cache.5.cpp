@@ -1,4 +1,4 @@
-// Wrong: makes the folder with the usual permissions and uses whatever folder it is given
+// Wrong (R7 R8): makes the folder with the usual permissions and uses whatever folder it is given
 //
 // "It is our cache folder." Anyone who can write to it can plant an entry whose key matches and
 // whose cubin is theirs: the cache then loads their code into the server. The folder is made

@@ -1,4 +1,4 @@
-// Wrong: identifies NVRTC by nvrtcVersion's major and minor alone, leaving its build out of the key
+// Wrong (R2): identifies NVRTC by nvrtcVersion's major and minor alone, leaving its build out of the key
 //
 // "Same version, same compiler." A patch release (12.4.1 after 12.4.0) fixes code generation and
 // answers the same major.minor, so the cache keeps serving cubins the old compiler made:

@@ -1,4 +1,4 @@
-// Wrong: spells the compute capability as its two numbers run together
+// Wrong (R2): spells the compute capability as its two numbers run together
 //
 // "9.0 is 90, as in sm_90." Then 1.10 and 11.0 are both 110 (and 12.1 is 121, as is 1.21): two
 // devices of different architectures share entries, and one gets a cubin it cannot run.

@@ -1,4 +1,4 @@
-// Wrong: looks each kernel up by its name expression, as if that were its name
+// Wrong (R2): looks each kernel up by its name expression, as if that were its name
 //
 // "A kernel's name is the name in the source." The name expressions are added, so the templates are
 // instantiated, but no symbol in the cubin is called "ops::scale<float, 2>": cuLibraryGetKernel

@@ -1,4 +1,4 @@
-// Wrong: adds the name expressions after the compile, next to asking for their lowered names
+// Wrong (R1): adds the name expressions after the compile, next to asking for their lowered names
 //
 // "Compile, then ask NVRTC about the names." A name expression is what instantiates the template,
 // so it must come before the compile: nvrtcAddNameExpression answers

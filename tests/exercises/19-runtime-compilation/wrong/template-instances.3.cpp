@@ -1,4 +1,4 @@
-// Wrong: keeps the lowered names as the pointers NVRTC gave, and uses them after destroying the program
+// Wrong (R2): keeps the lowered names as the pointers NVRTC gave, and uses them after destroying the program
 //
 // "Destroy the program as soon as the cubin is out." The memory holding each lowered name is
 // released with the program (nvrtc.h, nvrtcGetLoweredName): the names read afterwards are whatever

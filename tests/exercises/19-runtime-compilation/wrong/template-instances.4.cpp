@@ -1,4 +1,4 @@
-// Wrong: loads the library straight into the result, so a failed lookup leaves it loaded
+// Wrong (R4): loads the library straight into the result, so a failed lookup leaves it loaded
 //
 // "The caller unloads the library." Not one it never received: when a lookup throws, nobody holds
 // the library any more, and it stays loaded for the life of the process. `heldAfterFailures == ""`

@@ -1,4 +1,4 @@
-// Wrong: collects the instances in a std::map by name expression, and returns them in its order
+// Wrong (R3): collects the instances in a std::map by name expression, and returns them in its order
 //
 // "A map keeps each kernel with its expression." It also sorts them: "ops::scale<double, 3>" comes
 // before "ops::scale<float, 2>", so kernels[0] and loweredNames[0] are the double instance, and

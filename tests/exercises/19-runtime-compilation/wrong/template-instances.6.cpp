@@ -1,4 +1,4 @@
-// Wrong: destroys the program by hand once the cubin is out, so a source that does not compile leaks it
+// Wrong (R4): destroys the program by hand once the cubin is out, so a source that does not compile leaks it
 //
 // "Destroy it when done with it." The throw for a source that does not compile comes first: each
 // bad source leaks a program, its log and its compiled state. `livePrograms() == programsBefore`

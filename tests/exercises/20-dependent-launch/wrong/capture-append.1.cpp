@@ -1,4 +1,4 @@
-// Wrong: asks the capture for its dependencies without their edge data
+// Wrong (R2): asks the capture for its dependencies without their edge data
 //
 // Code written against CUDA 12.2's cuStreamGetCaptureInfo passes no edge data and adds the node with
 // default edges. With a programmatic dependency the driver refuses such a query with

@@ -1,4 +1,4 @@
-// Wrong: adds the node on the capture's dependencies with cuGraphAddKernelNode, dropping their edge data
+// Wrong (R2): adds the node on the capture's dependencies with cuGraphAddKernelNode, dropping their edge data
 //
 // cuGraphAddKernelNode takes dependencies but no edge data: every edge it makes is a plain one. The
 // first dependency was programmatic and the node's edge from it is not: "your node's dependency lost its

@@ -1,4 +1,4 @@
-// Wrong: adds the node to the stream's dependencies instead of replacing them
+// Wrong (R3): adds the node to the stream's dependencies instead of replacing them
 //
 // CU_STREAM_ADD_CAPTURE_DEPENDENCIES (the default, 0) keeps the old dependencies beside the node: the
 // stream's next kernel depends on the first kernel and on the node, so nothing orders it after the

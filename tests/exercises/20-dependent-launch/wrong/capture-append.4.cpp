@@ -1,4 +1,4 @@
-// Wrong: adds the node to the graph but never tells the stream
+// Wrong (R3): adds the node to the graph but never tells the stream
 //
 // The node is in the graph, after the right dependencies, but the stream's next work still depends on
 // what it depended on before: the next kernel is not after the node ("does not depend on your node"),

@@ -1,4 +1,4 @@
-// Wrong: hangs the node on the first dependency only
+// Wrong (R2): hangs the node on the first dependency only
 //
 // "The stream's last node" is one node only in a capture that never forked. After the stream joined a
 // second capturing stream it has two dependencies, and the node depends on the first of them: "does not

@@ -1,4 +1,4 @@
-// Wrong: does not look at the capture status before using the graph
+// Wrong (R4): does not look at the capture status before using the graph
 //
 // The status "is always ACTIVE where this is called". On a stream that is not capturing the graph the
 // query gives is not valid (the reference returns valid data only for ACTIVE), adding the node is

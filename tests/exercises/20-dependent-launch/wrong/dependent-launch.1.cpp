@@ -1,4 +1,4 @@
-// Wrong: launches with cuLaunchKernel, which takes no launch attribute
+// Wrong (R2): launches with cuLaunchKernel, which takes no launch attribute
 //
 // "The kernel calls griddepcontrol.wait, so it is a dependent launch": the wait is only half of it.
 // Without the attribute the launch is ordered behind the whole kernel before it, as ever. The capture

@@ -1,4 +1,4 @@
-// Wrong: fills in the attribute but leaves numAttrs at 0
+// Wrong (R2): fills in the attribute but leaves numAttrs at 0
 //
 // The config's attrs points at the attribute, so it looks set; numAttrs says how many of them the
 // driver reads, and 0 reads none. The capture records a plain edge: `edges[0].type ==

@@ -1,4 +1,4 @@
-// Wrong: names the attribute but leaves its value at 0
+// Wrong (R2): names the attribute but leaves its value at 0
 //
 // A zeroed CUlaunchAttribute with only its id set: programmaticStreamSerializationAllowed is 0, which
 // asks for ordinary stream order. The capture records a plain edge: `edges[0].type ==

@@ -1,4 +1,4 @@
-// Wrong: never sets the config's stream, so the kernel goes to the legacy default stream
+// Wrong (R1): never sets the config's stream, so the kernel goes to the legacy default stream
 //
 // A zeroed CUlaunchConfig has hStream NULL: the legacy stream, not the stream given. The capture of the
 // check's stream holds one kernel, not two ("another number of kernels than 2"); outside a capture the

@@ -1,4 +1,4 @@
-// Wrong: swaps the grid and the block (blocks threads, threads blocks)
+// Wrong (R1): swaps the grid and the block (blocks threads, threads blocks)
 //
 // cuLaunchKernel's order is grid, then block; a config filled from memory of another API puts them the
 // other way round. The node has 64 blocks of 3 threads: "another grid than 3 x 1 x 1 blocks" and

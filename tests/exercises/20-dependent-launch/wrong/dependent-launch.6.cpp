@@ -1,4 +1,4 @@
-// Wrong: ignores what cuLaunchKernelEx returns
+// Wrong (R4): ignores what cuLaunchKernelEx returns
 //
 // "Launches are asynchronous, errors come later": a refused launch is reported by the launch call
 // itself, and dropping it loses it. The launch of 2048 threads per block is refused without a throw

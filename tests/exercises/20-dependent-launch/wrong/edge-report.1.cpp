@@ -1,4 +1,4 @@
-// Wrong: asks for the edges without edge data, as code written before CUDA 12.3 does
+// Wrong (R2): asks for the edges without edge data, as code written before CUDA 12.3 does
 //
 // A caller unaware of edge data passes NULL for it and fills in default data. On a graph with a
 // programmatic edge the driver refuses the query with CUDA_ERROR_LOSSY_QUERY rather than drop what the

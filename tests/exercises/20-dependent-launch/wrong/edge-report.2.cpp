@@ -1,4 +1,4 @@
-// Wrong: one call with room for 32 edges, as "no graph has more"
+// Wrong (R2): one call with room for 32 edges, as "no graph has more"
 //
 // A fixed buffer: the driver fills in as many edges as there is room for. The chain of 41 nodes has 40
 // edges and edgesOf returns 32 ("another number of edges than 40"); the injected failure of a second

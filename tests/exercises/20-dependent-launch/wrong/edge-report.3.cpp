@@ -1,4 +1,4 @@
-// Wrong: swaps the two ends of each edge
+// Wrong (R1): swaps the two ends of each edge
 //
 // "from depends on to" read the wrong way round: the reference says the node in to[i] depends on the
 // node in from[i]. Every edge comes back reversed: "the captured graph's programmatic edge, its nodes

@@ -1,4 +1,4 @@
-// Wrong: checks the count but not the call that fills in the edges
+// Wrong (R4): checks the count but not the call that fills in the edges
 //
 // The second call "cannot fail once the first succeeded". When it does, edgesOf returns empty nodes
 // and zeroed data as if they were edges: the injected failure of the second call gives no throw

@@ -1,4 +1,4 @@
-// Wrong: keeps the edge's type but not the port it leaves from
+// Wrong (R1): keeps the edge's type but not the port it leaves from
 //
 // "Programmatic or not is all that matters": the port says when the dependency is released (the
 // trigger, or only the start of every block), and a graph rebuilt without it waits for something else.

@@ -1,0 +1,107 @@
+// Wrong (R3): sets the alarm in the pool before forking, believing each worker inherits it
+//
+// "fork() copies the process, so an alarm set just before it runs in every worker": but a child of
+// fork() starts with no alarm pending (POSIX clears it), and the alarm stays the pool's. The workers
+// have no limit, and after limitSeconds SIGALRM ends the pool itself: in the check the second run's
+// 1 s alarm ends the pool's process while its last worker never ends, and
+// `(!child.crashed && child.code == 0)` fails.
+#include "exercises.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <stdexcept>
+
+namespace ex17 {
+
+namespace {
+
+// Ends the workers started so far and waits for them: what a pool that cannot start them all owes.
+void abandon(const std::vector<pid_t>& pids, const std::vector<int>& reads) {
+  for (pid_t pid : pids) kill(pid, SIGKILL);
+  for (int fd : reads) close(fd);
+  for (pid_t pid : pids)
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+}
+
+}  // namespace
+
+// Each worker is exec'd at once: nothing of this process's CUDA (or of its threads' locks) reaches
+// it. The arguments are built before any fork, so the child only calls async-signal-safe functions.
+// The pipes are close-on-exec, so a worker keeps only its own output (dup2's copy is not), and no
+// worker holds another's write end open. All pipes are read as data arrives: a worker that fills
+// its pipe would otherwise wait for the pool while its alarm runs.
+std::vector<std::string> runWorkers(const std::vector<std::string>& argv, unsigned n, unsigned limitSeconds) {
+  if (argv.empty()) throw std::invalid_argument("runWorkers: argv names no program");
+  std::vector<std::vector<std::string>> texts(n, argv);
+  std::vector<std::vector<char*>> args(n);
+  for (unsigned i = 0; i < n; ++i) {
+    texts[i].push_back(std::to_string(i));
+    for (std::string& a : texts[i]) args[i].push_back(a.data());
+    args[i].push_back(nullptr);
+  }
+  std::vector<pid_t> pids;
+  std::vector<int> reads;
+  alarm(limitSeconds);  // "every worker forked below inherits it"
+  for (unsigned i = 0; i < n; ++i) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      abandon(pids, reads);
+      throw std::runtime_error("runWorkers: pipe2 failed");
+    }
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(fds[0]), close(fds[1]);
+      abandon(pids, reads);
+      throw std::runtime_error("runWorkers: fork failed");
+    }
+    if (pid == 0) {
+      dup2(fds[1], 1);
+      execv(args[i][0], args[i].data());
+      _exit(127);
+    }
+    close(fds[1]);  // the worker's copy is the only write end: its exit ends this pipe
+    pids.push_back(pid);
+    reads.push_back(fds[0]);
+  }
+
+  std::vector<std::string> out(n);
+  std::vector<int> open(reads);
+  for (unsigned left = n; left > 0;) {
+    std::vector<pollfd> watch;
+    std::vector<unsigned> which;
+    for (unsigned i = 0; i < n; ++i)
+      if (open[i] >= 0) watch.push_back({open[i], POLLIN, 0}), which.push_back(i);
+    if (poll(watch.data(), watch.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      break;  // cannot happen with valid descriptors; the waits below still end every worker
+    }
+    for (size_t k = 0; k < watch.size(); ++k) {
+      if (!watch[k].revents) continue;
+      const unsigned i = which[k];
+      char buf[65536];
+      const ssize_t got = read(open[i], buf, sizeof buf);
+      if (got > 0) {
+        out[i].append(buf, static_cast<size_t>(got));
+      } else if (got == 0 || errno != EINTR) {
+        close(open[i]);
+        open[i] = -1, --left;
+      }
+    }
+  }
+  for (unsigned i = 0; i < n; ++i) {
+    if (open[i] >= 0) close(open[i]);
+    int status = 0;
+    while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) out[i].clear();
+  }
+  return out;
+}
+
+}  // namespace ex17
