@@ -14,26 +14,35 @@ namespace ex04 {
 //
 // Task: A library keeps the device's primary context alive for as long as any of its objects
 // needs it, and its objects are copied and moved around like any value. Write the class
-// PrimaryContext (declared in exercises.hpp): the constructor retains dev's primary context (a
-// device the driver refuses throws that refusal, as wb::DriverError), the destructor releases what
-// the handle holds, a copy (constructed or assigned) holds a retain of its own (a copy of an empty
-// handle is empty), and a move hands the retain over, leaving the moved-from handle empty (get()
-// returns nullptr, and it releases nothing). device() names the device, also after copies and
-// moves. Assigning a handle to itself changes nothing. The primary context is released exactly when
-// the last handle that holds it goes. Retaining makes no context current, and nor does the handle:
-// making, copying, moving and destroying handles leaves every thread's context stack alone. A
-// destructor must not throw.
+// PrimaryContext (declared in exercises.hpp), one retain of dev's primary context per handle that
+// holds it.
 //
-// The check: exercise04.primary-handle copies, copy-assigns, self-assigns, moves and
-// move-assigns handles while an allocation made in the primary context tells whether the context
-// is still alive (it dies with the last release), and while a context of the check's own is
-// current. It verifies that the context outlives the original of a copy, a self-assigned handle
-// and a destroyed moved-from handle; that get() is the primary context, and nullptr after a move
-// and in a copy of an empty handle; that the caller's context stack is as it was; that a device
-// that does not exist throws wb::DriverError and leaves nothing held; and that once every handle
-// has gone the primary context is inactive: no retain was leaked. With a second GPU it also moves
-// handles of device 1 and verifies device() and that both devices' primary contexts end inactive
-// (with one GPU it reports that part skipped).
+//   R1: The constructor retains dev's primary context, which get() returns; a device the driver
+//       refuses throws that refusal, as wb::DriverError, and leaves nothing held.
+//   R2: A copy, constructed or assigned, holds a retain of its own; a copy of an empty handle is
+//       empty, and a handle assigned an empty one gives back what it held and is empty.
+//   R3: A move, constructed or assigned, hands the retain over: the moved-from handle is empty
+//       (get() returns nullptr) and releases nothing, and a handle assigned to gives back what it held.
+//   R4: device() names the device, also after copies and moves.
+//   R5: Assigning a handle to itself, by copy or by move, changes nothing.
+//   R6: The primary context is released exactly when the last handle that holds it goes: not while
+//       one still holds it, and no retain is left once every handle has gone.
+//   R7: Retaining makes no context current, and nor does the handle: making, copying, moving and
+//       destroying handles leaves every thread's context stack alone.
+//   R8: The destructor does not throw, also when the release it makes fails.
+//
+// The check: exercise04.primary-handle copies, copy-assigns, self-assigns (by copy and by move),
+// moves and move-assigns handles while an allocation made in the primary context tells whether the
+// context is still alive (it dies with the last release), and while a context of the check's own is
+// current. It verifies that the context outlives the original of a copy, a self-assigned handle and
+// a destroyed moved-from handle; that get() is the primary context, and nullptr after a move, in a
+// copy of an empty handle and in a handle assigned an empty one (by copy or by move); that the
+// caller's context stack is as it was; that a device that does not exist throws wb::DriverError and
+// leaves nothing held; and that once every handle has gone the primary context is inactive: no
+// retain was leaked. In a child process it makes the destructor's release fail (without reaching
+// the driver): the child must not be ended by an exception. With a second GPU it also copies and
+// moves handles of device 1 and verifies device() and that both devices' primary contexts end
+// inactive (with one GPU it reports that case skipped).
 //
 // Learn it in: lesson 04, step 5 ("The last release")
 PrimaryContext::PrimaryContext(CUdevice dev) {
@@ -72,13 +81,17 @@ CUdevice PrimaryContext::device() const {
 // device's primary context, the one the runtime uses. Its entry points are called from the
 // application's threads: a fresh worker thread has no current context at all, and another thread
 // may have a context of its own current (one it made with cuCtxCreate, perhaps on another device).
-// Write allocateInPrimary: allocate bytes of device memory in dev's primary context and return the
-// pointer, whatever the calling thread has current, and leave that thread's context stack exactly
-// as it was. The caller holds a retain of the primary context for as long as it uses the memory (as
-// a program that uses the runtime does), so keep no retain of your own once you return: one
-// retained and never released keeps the context, and all its memory, alive for ever. When the
-// allocation is refused (a size the device cannot give) or the primary context cannot be made
-// current, throw that refusal (wb::DriverError), with the stack as it was and no retain kept.
+// Write allocateInPrimary. The caller holds a retain of the primary context for as long as it uses
+// the memory (as a program that uses the runtime does); one retained and never released keeps the
+// context, and all its memory, alive for ever.
+//
+//   R1: It allocates bytes of device memory in dev's primary context and returns the pointer,
+//       whatever the calling thread has current: nothing, or a context of its own, of dev or of
+//       another device.
+//   R2: The calling thread's context stack is exactly as it was when it returns or throws.
+//   R3: It keeps no retain of its own once it returns or throws.
+//   R4: When the allocation is refused (a size the device cannot give) or the primary context
+//       cannot be made current, it throws that refusal (wb::DriverError).
 //
 // The check: exercise04.any-thread calls allocateInPrimary from four new threads at once and from
 // a thread where a context of the check's own is current. It verifies that every allocation
@@ -89,7 +102,7 @@ CUdevice PrimaryContext::device() const {
 // where your code uses that; the refusal never reaches the driver): each must throw
 // wb::DriverError, and leave the stack and the ledger of what the process holds as they were. With
 // a second GPU it allocates in device 1's primary context while device 0's context is current
-// (with one GPU it reports that part skipped).
+// (with one GPU it reports that case skipped).
 //
 // Learn it in: lesson 04, step 2 ("Retain does not make it current")
 CUdeviceptr allocateInPrimary(CUdevice dev, size_t bytes) {

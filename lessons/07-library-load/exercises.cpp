@@ -16,13 +16,17 @@ namespace ex07 {
 //
 // Task: A library inside a larger application does not own the contexts it runs in: the
 // application creates them, on any device, some long after the library initialised. Write
-// KernelSet. The constructor loads the image at imagePath once, for the whole process: it needs no
-// context current, makes and retains none (no cuCtxCreate, no primary context retained), and leaves
-// the thread's context stack as it found it, whether a context was current or not. The destructor
-// unloads it. function(name) needs no context current either, and returns the kernel called name
-// as a CUfunction that cuLaunchKernel accepts in whatever context is current when it is launched:
-// the one current at the call, any other on any device, and contexts created after the load. You
-// may keep what function() looked up in handedOut_, if it stays right in every context.
+// KernelSet. You may keep what function() looked up in handedOut_, if it stays right in every
+// context.
+//
+//   R1: The constructor loads the image at imagePath once, for the whole process, and needs no
+//       context current to do it.
+//   R2: The constructor makes and retains no context (no cuCtxCreate, no primary context retained),
+//       and leaves the thread's context stack as it found it, whether a context was current or not.
+//   R3: The destructor unloads the image.
+//   R4: function(name) needs no context current either, and returns the kernel called name as a
+//       CUfunction that cuLaunchKernel accepts in whatever context is current when it is launched:
+//       the one current at the call, any other on any device, and contexts created after the load.
 //
 // The check: exercise07.kernel-anywhere constructs a KernelSet with no context current and verifies
 // that the constructor left no context current, retained no primary context and holds one library
@@ -48,22 +52,28 @@ CUfunction KernelSet::function(const std::string& name) {
 // Task: A program ships its kernels compiled into itself, as lesson 07 embeds vector_ops.fatbin,
 // and lets an operator drop a newer image at a known path to replace them without a rebuild. A
 // file there can be anything: a copy cut short, an empty file, a half-written download. Write
-// loadPreferringOverride: if overridePath names an intact fatbin, load the library from it;
-// otherwise, missing or damaged, load it from the embedded image (embeddedSize bytes at
-// embedded). Hand the driver no image the course's reader has not passed (wb::imageProblem,
-// wb::verifyImageBytes), the embedded one included: when that one does not pass either, throw the
-// wb::ImageError that wb::verifyImageBytes throws, and load nothing. The driver trusts the sizes
-// written inside an image, and for a fatbin cut short cuLibraryLoadFromFile returns CUDA_SUCCESS
-// and fails later. Need no context, make or retain none, and leave the thread's context stack as
-// you found it. Say in fromOverride which image you loaded; the caller unloads the library.
+// loadPreferringOverride, and say in fromOverride which image you loaded; the caller unloads the
+// library. The driver trusts the sizes written inside an image, and for a fatbin cut short
+// cuLibraryLoadFromFile returns CUDA_SUCCESS and fails later: hand the driver no image the course's
+// reader has not passed (wb::imageProblem, wb::verifyImageBytes).
+//
+//   R1: When overridePath names an intact fatbin, it loads the library from it (fromOverride true).
+//   R2: Otherwise, the file missing or damaged (cut short, empty), it loads the library from the
+//       embedded image, embeddedSize bytes at embedded (fromOverride false), and the driver never
+//       sees the override.
+//   R3: The embedded image too goes to the driver only once the reader passed it: when it does not
+//       pass, it throws the wb::ImageError that wb::verifyImageBytes throws, and loads nothing.
+//   R4: It needs no context, makes or retains none, leaves the thread's context stack as it found
+//       it, and holds nothing but the library it returns.
 //
 // The check: exercise07.image-fallback calls loadPreferringOverride with no file at overridePath,
-// with an intact copy of vector_ops.fatbin there, with a context of its own current, and, in a child
-// process, with that copy cut to 300 bytes. It verifies that fromOverride is false, true, false and
-// false; that the thread's context stack was as before and the process held one library more and
-// nothing else; and that fill and scale from the library it returned compute the right values in a
-// context created after the load (or in the caller's). Then it passes the embedded image with a
-// size of 300 bytes and no override, and verifies that a wb::ImageError is thrown and nothing held.
+// with an intact copy of vector_ops.fatbin there, with a context of its own current, and, in child
+// processes, with that copy cut to 300 bytes and with an empty file there. It verifies that
+// fromOverride is false, true, false, false and false; that the thread's context stack was as
+// before and the process held one library more and nothing else; and that fill and scale from the
+// library it returned compute the right values in a context created after the load (or in the
+// caller's). Then it passes the embedded image with a size of 300 bytes and no override, and
+// verifies that a wb::ImageError is thrown and nothing held.
 //
 // Learn it in: lesson 07, step 1 ("Loading with no context")
 LoadedLibrary loadPreferringOverride(const std::string& overridePath, const void* embedded, std::size_t embeddedSize) {

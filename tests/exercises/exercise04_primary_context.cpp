@@ -1,7 +1,8 @@
 // The checks of lesson 04's exercises (lessons/04-primary-context/exercises.cpp). Whether the
 // primary context is alive is read from the driver (cuDevicePrimaryCtxGetState) and from an
 // allocation made in it, which dies with the context; every check releases what the code under
-// test left retained, so the next one starts from an inactive primary context.
+// test left retained, so the next one starts from an inactive primary context. Each case's name
+// begins with the requirements it verifies.
 #include "check.hpp"
 #include "04-primary-context/exercises.hpp"
 
@@ -131,61 +132,7 @@ EXERCISE("primary-handle", "A retain/release handle for the primary context whos
          "releases what the target held. The compiler's copy and move copy the pointer but not the retain: each "
          "is one release too many.") {
   // The handle's members are called outside the assertions, so one still not done reports "not done".
-  TEST_CASE("a copy holds a retain of its own: the context outlives the original and goes with the last copy") {
-    wbt::initDriver();
-    const CUdevice dev = wbt::device(0);
-    LeaveClean clean{dev};
-    wbt::OwnedContext mine(dev);  // the caller's own context, current: no handle may change that
-    auto original = std::make_unique<ex04::PrimaryContext>(dev);
-    const CUcontext ctx = original->get();
-    const CUdevice reported = original->device();
-    const CUcontext currentAfter = wbt::current();
-    REQUIRE_MESSAGE(ctx != nullptr, "get() returned nullptr for a handle that was just made");
-    CHECK_MESSAGE(currentAfter == mine.get(), "making a handle changed the current context: retaining makes nothing current");
-    CHECK(reported == dev);
-    CHECK(active(dev));
-    Witness witness(ctx);
-    {
-      ex04::PrimaryContext copy(*original);
-      const CUcontext copied = copy.get();
-      CHECK(copied == ctx);
-      original.reset();
-      CHECK_MESSAGE(witness.alive(), "the original's destructor destroyed the context its copy still holds: the copy did not retain");
-      ex04::PrimaryContext another(dev);
-      another = copy;  // two holders of the same context, one assigned to the other
-      const CUcontext assigned = another.get();
-      CHECK(assigned == ctx);
-      CHECK_MESSAGE(witness.alive(), "copy-assignment left the context with fewer retains than holders");
-      witness.release();
-    }
-    const std::string stackAfter = drawn(mine.get());
-    CHECK_MESSAGE(stackAfter == "[caller's]", "the handles changed the caller's context stack: a handle makes nothing current and clears nothing");
-    const int leaked = releaseLeftovers(dev);  // retains still held: the primary context should be inactive
-    CAPTURE(leaked);
-    CHECK_MESSAGE(leaked == 0, "every handle has gone and the primary context is still active: a retain was leaked");
-
-    // A handle on device 1 names device 1 after copies and moves, and gives back device 1's retains.
-    wbx::needDevices(2);
-    const CUdevice dev1 = wbt::device(1);
-    LeaveClean clean1{dev1};
-    CUdevice movedDevice = -1, assignedDevice = -1;
-    {
-      ex04::PrimaryContext first(dev1);
-      ex04::PrimaryContext copy(first);
-      ex04::PrimaryContext moved(std::move(first));
-      movedDevice = moved.device();
-      ex04::PrimaryContext target(dev);
-      target = std::move(moved);
-      assignedDevice = target.device();
-    }
-    const int leaked0 = releaseLeftovers(dev), leaked1 = releaseLeftovers(dev1);
-    CHECK(movedDevice == dev1);
-    CHECK(assignedDevice == dev1);
-    CHECK_MESSAGE(leaked0 == 0, "device 0's primary context is still active after handles of devices 0 and 1 went");
-    CHECK_MESSAGE(leaked1 == 0, "device 1's primary context is still active after every handle of it went");
-  }
-
-  TEST_CASE("a move hands the retain over, a moved-from handle releases nothing, and self-assignment keeps it") {
+  TEST_CASE("R3 R5 R6: a move hands the retain over, a moved-from handle releases nothing, and self-assignment, by copy or by move, keeps it") {
     wbt::initDriver();
     const CUdevice dev = wbt::device(0);
     LeaveClean clean{dev};
@@ -198,6 +145,11 @@ EXERCISE("primary-handle", "A retain/release handle for the primary context whos
     const CUcontext selfAssigned = first->get();
     CHECK_MESSAGE(witness.alive(), "assigning the only handle to itself released the context");
     CHECK(selfAssigned == ctx);
+    ex04::PrimaryContext& alias = *first;
+    *first = std::move(alias);  // self-move-assignment of the only holder, through a second name
+    const CUcontext selfMoved = first->get();
+    CHECK_MESSAGE(witness.alive(), "move-assigning the only handle to itself released the context");
+    CHECK_MESSAGE(selfMoved == ctx, "move-assigning a handle to itself emptied it");
     ex04::PrimaryContext moved(std::move(*first));
     const CUcontext movedTo = moved.get(), movedFrom = first->get();
     CHECK(movedTo == ctx);
@@ -217,13 +169,62 @@ EXERCISE("primary-handle", "A retain/release handle for the primary context whos
       CHECK_MESSAGE(assignedFrom == nullptr, "a moved-from handle must hold nothing");
       CHECK(witness.alive());
       witness.release();
+      // Move-assigned an empty handle, a holder gives back what it held.
+      target = std::move(moved);
+      const CUcontext assignedEmpty = target.get();
+      CHECK_MESSAGE(assignedEmpty == nullptr, "a handle move-assigned an empty handle must be empty");
     }
     const int leaked = releaseLeftovers(dev);  // retains still held: the primary context should be inactive
     CAPTURE(leaked);
     CHECK_MESSAGE(leaked == 0, "every handle has gone and the primary context is still active: a retain was leaked");
   }
 
-  TEST_CASE("a device that does not exist: the constructor throws the driver's refusal and holds nothing") {
+  TEST_CASE("R1 R2 R6 R7: a copy holds a retain of its own: the context outlives the original and goes with the last copy") {
+    wbt::initDriver();
+    const CUdevice dev = wbt::device(0);
+    LeaveClean clean{dev};
+    wbt::OwnedContext mine(dev);  // the caller's own context, current: no handle may change that
+    auto original = std::make_unique<ex04::PrimaryContext>(dev);
+    const CUcontext ctx = original->get();
+    const CUdevice reported = original->device();
+    const CUcontext currentAfter = wbt::current();
+    REQUIRE_MESSAGE(ctx != nullptr, "get() returned nullptr for a handle that was just made");
+    CHECK_MESSAGE(currentAfter == mine.get(), "making a handle changed the current context: retaining makes nothing current");
+    CHECK(reported == dev);
+    CHECK(active(dev));
+    {
+      wbt::RetainedPrimary primary(dev);  // the driver's own answer, given back at once
+      CHECK_MESSAGE(ctx == primary.get(), "get() is not dev's primary context");
+    }
+    Witness witness(ctx);
+    {
+      ex04::PrimaryContext copy(*original);
+      const CUcontext copied = copy.get();
+      CHECK(copied == ctx);
+      original.reset();
+      CHECK_MESSAGE(witness.alive(), "the original's destructor destroyed the context its copy still holds: the copy did not retain");
+      ex04::PrimaryContext another(dev);
+      another = copy;  // two holders of the same context, one assigned to the other
+      const CUcontext assigned = another.get();
+      CHECK(assigned == ctx);
+      CHECK_MESSAGE(witness.alive(), "copy-assignment left the context with fewer retains than holders");
+      witness.release();
+      // A handle assigned an empty one gives back what it held and holds nothing.
+      ex04::PrimaryContext source(dev);
+      const ex04::PrimaryContext taker(std::move(source));
+      another = source;
+      const CUcontext assignedEmpty = another.get();
+      CHECK_MESSAGE(assignedEmpty == nullptr, "a handle copy-assigned an empty handle must be empty");
+    }
+    const std::string stackAfter = drawn(mine.get());
+    CHECK_MESSAGE(stackAfter == "[caller's]", "the handles changed the caller's context stack: a handle makes nothing current and clears nothing");
+    const int leaked = releaseLeftovers(dev);  // retains still held: the primary context should be inactive
+    CAPTURE(leaked);
+    CHECK_MESSAGE(leaked == 0, "every handle has gone and the primary context is still active: a retain was leaked");
+
+  }
+
+  TEST_CASE("R1: a device that does not exist: the constructor throws the driver's refusal and holds nothing") {
     const int count = wbt::initDriver();
     const CUdevice dev = wbt::device(0);
     LeaveClean clean{dev};
@@ -241,6 +242,59 @@ EXERCISE("primary-handle", "A retain/release handle for the primary context whos
     CHECK_MESSAGE(refused != CUDA_SUCCESS, "the retain's refusal must reach the caller as wb::DriverError");
     CHECK(left == "");
   }
+
+  // A handle on device 1 names device 1 after copies and moves, and gives back device 1's retains.
+  TEST_CASE("R4 R6: handles of device 1 name device 1 after copies and moves, and give back device 1's retains") {
+    wbx::needDevices(2);  // one GPU: this case reports itself skipped, the rest still count
+    wbt::initDriver();
+    const CUdevice dev = wbt::device(0), dev1 = wbt::device(1);
+    LeaveClean clean{dev}, clean1{dev1};
+    CUdevice copiedDevice = -1, copyAssignedDevice = -1, movedDevice = -1, assignedDevice = -1;
+    {
+      ex04::PrimaryContext first(dev1);
+      ex04::PrimaryContext copy(first);
+      copiedDevice = copy.device();
+      ex04::PrimaryContext copyTarget(dev);
+      copyTarget = first;
+      copyAssignedDevice = copyTarget.device();
+      ex04::PrimaryContext moved(std::move(first));
+      movedDevice = moved.device();
+      ex04::PrimaryContext target(dev);
+      target = std::move(moved);
+      assignedDevice = target.device();
+    }
+    const int leaked0 = releaseLeftovers(dev), leaked1 = releaseLeftovers(dev1);
+    CHECK(copiedDevice == dev1);
+    CHECK(copyAssignedDevice == dev1);
+    CHECK(movedDevice == dev1);
+    CHECK(assignedDevice == dev1);
+    CHECK_MESSAGE(leaked0 == 0, "device 0's primary context is still active after handles of devices 0 and 1 went");
+    CHECK_MESSAGE(leaked1 == 0, "device 1's primary context is still active after every handle of it went");
+  }
+
+  // In a child: an exception that leaves a destructor calls std::terminate. The release fails as it
+  // does for a handle destroyed at the process's exit, after the driver has been torn down.
+  TEST_CASE("child: a handle whose release fails" * doctest::skip(!wbt::inChild())) {
+    wbt::initDriver();
+    const CUdevice dev = wbt::device(0);
+    LeaveClean clean{dev};
+    auto handle = std::make_unique<ex04::PrimaryContext>(dev);
+    bool fired = false;
+    {
+      wbx::FailCall fail("cuDevicePrimaryCtxRelease", CUDA_ERROR_DEINITIALIZED);
+      handle.reset();  // a destructor that throws ends the process here
+      fired = fail.fired();
+    }
+    CHECK_MESSAGE(fired, "the destructor made no cuDevicePrimaryCtxRelease");
+  }
+
+  TEST_CASE("R8: the destructor does not throw when its release fails (in a child process)") {
+    const wbx::ChildResult end = wbx::runInChild("child: a handle whose release fails", 60);
+    INFO("the child's output:\n" << end.output);
+    CHECK_FALSE(end.timedOut);
+    CHECK_FALSE_MESSAGE(end.crashed, "the child was killed: an exception left the destructor (std::terminate)?");
+    CHECK(end.code == 0);
+  }
 }
 
 EXERCISE("any-thread", "An allocation in the primary context from any thread, whatever is current there",
@@ -249,7 +303,7 @@ EXERCISE("any-thread", "An allocation in the primary context from any thread, wh
          "failed push or allocation pop and release before you throw. cuCtxSetCurrent replaces the caller's current "
          "context, and cuCtxSetCurrent(nullptr) does not put it back; allocating in whatever context is current "
          "puts the memory in the caller's context, not the primary one.") {
-  TEST_CASE("from new threads with no current context: the memory is in the primary context and the threads end with none current") {
+  TEST_CASE("R1 R2 R3: from new threads with no current context: the memory is in the primary context and the threads end with none current") {
     wbt::initDriver();
     const CUdevice dev = wbt::device(0);
     LeaveClean clean{dev};
@@ -283,7 +337,7 @@ EXERCISE("any-thread", "An allocation in the primary context from any thread, wh
     CHECK_MESSAGE(leaked == 0, "the caller released its retain and the primary context is still active: a retain was leaked");
   }
 
-  TEST_CASE("with the caller's own context current: the memory goes to the primary context, the stack stays, and a failure leaves nothing") {
+  TEST_CASE("R1 R2 R3 R4: with the caller's own context current: the memory goes to the primary context, the stack stays, and a failure is thrown and leaves nothing") {
     wbt::initDriver();
     const CUdevice dev = wbt::device(0);
     LeaveClean clean{dev};
@@ -325,12 +379,16 @@ EXERCISE("any-thread", "An allocation in the primary context from any thread, wh
     const int leaked = releaseLeftovers(dev);  // retains still held: the primary context should be inactive
     CAPTURE(leaked);
     CHECK_MESSAGE(leaked == 0, "the caller released its retain and the primary context is still active: a retain was leaked");
+  }
 
-    // dev, not the device of the caller's context: device 1's primary context, while a context of
-    // device 0 is current.
-    wbx::needDevices(2);
+  // dev, not the device of the caller's context: device 1's primary context, while a context of
+  // device 0 is current.
+  TEST_CASE("R1 R2 R3: device 1's primary context, while the caller's own context on device 0 is current") {
+    wbx::needDevices(2);  // one GPU: this case reports itself skipped, the rest still count
+    wbt::initDriver();
     const CUdevice dev1 = wbt::device(1);
-    LeaveClean clean1{dev1};
+    LeaveClean clean{wbt::device(0)}, clean1{dev1};
+    wbt::OwnedContext mine(wbt::device(0));  // pushed onto the empty stack: the caller's current context
     {
       wbt::RetainedPrimary primary1(dev1);
       Allocation onDevice1;

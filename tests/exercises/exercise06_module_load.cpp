@@ -1,6 +1,7 @@
 // The checks of lesson 06's exercises (lessons/06-module-load/exercises.cpp). Every image comes
 // from the course's checked reader. A function is launched only where the check wants to know
-// whether its context takes it, and a refusal there is a failed check, not an exception.
+// whether its context takes it, and a refusal there is a failed check, not an exception. Each
+// case's name begins with the requirements it verifies.
 #include "check.hpp"
 #include "scratch.hpp"
 #include "06-module-load/exercises.hpp"
@@ -116,7 +117,7 @@ EXERCISE("jit-log", "Loading PTX with the JIT's error log returned to the caller
          "every call: the driver writes the size it used back into the size slot. The log is the C string in the "
          "buffer, not the whole buffer; the CUresult's description (wb::errorDescription) is not the JIT's log. "
          "Load into whatever context is current: push, retain or create none.") {
-  TEST_CASE("PTX with a mistake, in a created context: CUDA_ERROR_INVALID_PTX, no module, and a whole log of its own that names the mistake") {
+  TEST_CASE("R2 R3 R4 R5: PTX with a mistake, in a created context: CUDA_ERROR_INVALID_PTX, no module, and a whole log of its own that names the mistake") {
     wbt::initDriver();
     wbt::OwnedContext own(wbt::device(0));  // current: not a primary context
     const std::vector<CUcontext> stack = wbx::contextStack();
@@ -142,12 +143,14 @@ EXERCISE("jit-log", "Loading PTX with the JIT's error log returned to the caller
     CHECK_MESSAGE(wbx::contextStack() == stack, "loadPtx changed the thread's context stack");
   }
 
-  TEST_CASE("PTX without a mistake, in a created context: the module is in that context, its kernels compute there, and the log is empty") {
+  TEST_CASE("R1 R4 R5: PTX without a mistake, in a created context, after broken PTX: the module is in that context, its kernels compute there, and the log is empty") {
     // Device 0's primary context stays alive, so a module loaded there by mistake is still a module.
     const CUdevice dev = wbt::deviceKeepingPrimary(0);
     wbt::OwnedContext own(dev);  // current: not the primary context
     const std::vector<CUcontext> stack = wbx::contextStack();
     const std::vector<char> image = wb::readVerifiedImage("vector_ops.ptx");  // checked, NUL-terminated
+    const ex06::PtxLoad broken = ex06::loadPtx(brokenPtx(kShortName));  // its log must not carry over
+    Unload unloadBroken{broken};
     const wbx::Holdings before = wbx::holdings();
     const ex06::PtxLoad loaded = ex06::loadPtx(std::string(image.data()));
     Unload unload{loaded};
@@ -155,7 +158,7 @@ EXERCISE("jit-log", "Loading PTX with the JIT's error log returned to the caller
     CHECK_MESSAGE(wbx::contextStack() == stack, "loadPtx changed the thread's context stack");
     REQUIRE(loaded.result == CUDA_SUCCESS);
     REQUIRE(loaded.module != nullptr);
-    CHECK(loaded.errorLog.empty());
+    CHECK_MESSAGE(loaded.errorLog.empty(), "PTX that compiles has an empty error log: is it the earlier load's?");
     CHECK_MESSAGE(held == "1 module more", "loadPtx should hold exactly the module it returns");
     std::string result = "cuModuleGetFunction refused the module's kernels";
     CUfunction fill = nullptr, scale = nullptr;
@@ -172,7 +175,7 @@ EXERCISE("module-cache", "A kernel cache that loads a module once per context",
          "One module for every context (or every device) is the mistake: its functions launch only in the context "
          "it was loaded in. With no current context, throw CUDA_ERROR_INVALID_CONTEXT. Unload each module with "
          "cuCtxPushCurrent(its context) ... cuCtxPopCurrent, never cuCtxSetCurrent.") {
-  TEST_CASE("every context gets a module of its own, loaded once, whose kernels compute there; the destructor unloads them all and leaves the caller's stack as it was") {
+  TEST_CASE("R2 R6 R7: every context gets a module of its own, loaded once, whose kernels compute there; the destructor unloads them all, each in its context, and leaves the caller's stack as it was") {
     const int count = wbt::initDriver();
     const CUdevice dev = wbt::deviceKeepingPrimary(0);
     wbt::RetainedPrimary primary(dev);
@@ -188,25 +191,21 @@ EXERCISE("module-cache", "A kernel cache that loads a module once per context",
     auto cache = std::make_unique<ex06::ModuleCache>("vector_ops.fatbin");  // goes before the contexts
     CUfunction fillPrimary = nullptr, scalePrimary = nullptr, fillOwn = nullptr, scaleOwn = nullptr;
     CUfunction fillSecond = nullptr, scaleSecond = nullptr;
-    {
-      wbt::Pushed in(primary.get());
-      fillPrimary = cache->function("fill");
-      scalePrimary = cache->function("scale");
-    }
-    {
-      wbt::Pushed in(own.get());
-      fillOwn = cache->function("fill");
-      scaleOwn = cache->function("scale");
-    }
-    {
-      wbt::Pushed in(primary.get());
-      cache->function("fill");  // asked again: the module is there already
-    }
-    if (second) {
-      wbt::Pushed in(second->get());
-      fillSecond = cache->function("fill");
-      scaleSecond = cache->function("scale");
-    }
+    std::string stacksChanged;  // where a request changed the caller's stack
+    const auto ask = [&](CUcontext ctx, const char* where, CUfunction* fill, CUfunction* scale) {
+      wbt::Pushed in(ctx);
+      const std::vector<CUcontext> stack = wbx::contextStack();
+      *fill = cache->function("fill");
+      if (scale) *scale = cache->function("scale");
+      if (wbx::contextStack() != stack) stacksChanged += std::string(stacksChanged.empty() ? "" : ", ") + where;
+    };
+    ask(primary.get(), "the primary context", &fillPrimary, &scalePrimary);
+    ask(own.get(), "the own context", &fillOwn, &scaleOwn);
+    CUfunction again = nullptr;
+    ask(primary.get(), "the primary context, again", &again, nullptr);  // the module is there already
+    if (second) ask(second->get(), "device 1's primary context", &fillSecond, &scaleSecond);
+    CAPTURE(stacksChanged);
+    CHECK_MESSAGE(stacksChanged.empty(), "function() changed the caller's context stack");
     const size_t loaded = cache->modules();
     const long heldModules = wbx::holdings()[wbx::Held::Modules] - before[wbx::Held::Modules];
     CAPTURE(loaded);
@@ -233,18 +232,24 @@ EXERCISE("module-cache", "A kernel cache that loads a module once per context",
     CHECK_MESSAGE(ownResult == "", "the own context's kernels do not compute there");
     CHECK_MESSAGE(secondResult == "", "device 1's kernels do not compute there");
     std::vector<CUcontext> stackBefore, stackAfter;
+    long madeCurrent = 0;  // cuCtxPushCurrent and cuCtxSetCurrent calls of the destructor
     {
       wbt::Pushed below(primary.get());
       wbt::Pushed top(bystander.get());
       stackBefore = wbx::contextStack();
+      const long pushes = wbx::calls("cuCtxPushCurrent"), sets = wbx::calls("cuCtxSetCurrent");
       cache.reset();
+      madeCurrent = wbx::calls("cuCtxPushCurrent") - pushes + wbx::calls("cuCtxSetCurrent") - sets;
       stackAfter = wbx::contextStack();
     }
+    CAPTURE(madeCurrent);
     CHECK_MESSAGE(stackAfter == stackBefore, "the destructor changed the caller's context stack");
+    CHECK_MESSAGE(madeCurrent >= static_cast<long>(loaded),
+                  "the destructor did not make each module's context current: cuModuleUnload unloads from the current context");
     CHECK_MESSAGE(wbx::holdings().differenceFrom(before) == "", "the destructor did not unload every module");
   }
 
-  TEST_CASE("with no context current: CUDA_ERROR_INVALID_CONTEXT, and nothing loaded, retained or made current") {
+  TEST_CASE("R3: with no context current: CUDA_ERROR_INVALID_CONTEXT, and nothing loaded, retained or made current") {
     wbt::deviceKeepingPrimary(0);  // alive, so a module put there by mistake is still a module
     REQUIRE(wbt::current() == nullptr);
     ex06::ModuleCache cache("vector_ops.fatbin");
@@ -259,10 +264,11 @@ EXERCISE("module-cache", "A kernel cache that loads a module once per context",
     CHECK_MESSAGE(wbx::holdings().differenceFrom(before) == "", "function() with no context current left something held");
   }
 
-  TEST_CASE("a load that fails is thrown and leaves nothing; the next request loads; a name the image lacks is thrown") {
+  TEST_CASE("R4 R5 R7: a load that fails is thrown and leaves nothing, the stack as it was; the next request loads; a name the image lacks is thrown") {
     wbt::initDriver();
     wbt::OwnedContext own(wbt::device(0));  // current
     ex06::ModuleCache cache("vector_ops.fatbin");
+    const std::vector<CUcontext> stack = wbx::contextStack();
     CUresult thrown = CUDA_SUCCESS;
     bool fired = false;
     {
@@ -270,6 +276,7 @@ EXERCISE("module-cache", "A kernel cache that loads a module once per context",
       thrown = thrownBy(cache, "fill");
       fired = fail.fired();
     }
+    CHECK_MESSAGE(wbx::contextStack() == stack, "function() threw and left the caller's context stack changed");
     if (!fired) {
       MESSAGE("function() did not load with cuModuleLoadData: its failure was not tried");
     } else {
@@ -290,7 +297,7 @@ EXERCISE("module-cache", "A kernel cache that loads a module once per context",
 
   // The damaged image never reaches the driver here: the constructor only reads, and the check asks
   // for no function from a cache whose constructor did not refuse it.
-  TEST_CASE("an image cut short is refused by the constructor with the reader's wb::ImageError") {
+  TEST_CASE("R1: an image cut short is refused by the constructor with the reader's wb::ImageError") {
     const std::vector<char> image = wb::readVerifiedImage("vector_ops.fatbin");  // from the build, intact
     wb::ScratchDir dir;
     {
@@ -322,7 +329,7 @@ EXERCISE("image-choice", "Choosing the image a device can run from per-architect
          "when image.arch <= deviceArch. Best: the highest-arch cubin that runs, else the highest-arch PTX that "
          "runs, else nullptr. A newer GPU runs older PTX, but not a cubin of an older major version. Walk the list "
          "by const reference and return &element: a pointer into the caller's vector.") {
-  TEST_CASE("devices from 7.5 to 12.1: the newest runnable cubin, else the newest runnable PTX, else none, as an element of the list") {
+  TEST_CASE("R1 R2 R3 R4 R5 R6: devices from 7.5 to 12.1: the newest runnable cubin, else the newest runnable PTX, else none, as an element of the list") {
     struct Case {
       unsigned device;
       std::vector<ex06::Image> images;
@@ -336,6 +343,8 @@ EXERCISE("image-choice", "Choosing the image a device can run from per-architect
         {100, {cubin(90), ptx(90)}, "k.compute_90.ptx"},
         {120, {ptx(90), cubin(100)}, "k.compute_90.ptx"},
         {90, {ptx(75), ptx(86)}, "k.compute_86.ptx"},
+        {80, {ptx(86), ptx(75)}, "k.compute_75.ptx"},  // a newer minor's PTX does not run
+        {86, {ptx(89), cubin(90)}, ""},
         {89, {ptx(89), cubin(80)}, "k.sm_80.cubin"},
         {89, {cubin(90), ptx(89)}, "k.compute_89.ptx"},
         {75, {cubin(80), ptx(80)}, ""},
@@ -358,7 +367,7 @@ EXERCISE("image-choice", "Choosing the image a device can run from per-architect
     }
   }
 
-  TEST_CASE("from this build's images: the choice for this GPU, and the choice without its major version's cubins, load and compute") {
+  TEST_CASE("R1 R2 R3: from this build's images: the choice for this GPU, and the choice without its major version's cubins, load and compute") {
     const CUdevice dev = wbt::deviceKeepingPrimary(0);
     wbt::RetainedPrimary primary(dev);
     wbt::Pushed current(primary.get());

@@ -1,6 +1,7 @@
 // The checks of lesson 07's exercises (lessons/07-library-load/exercises.cpp). Launches a learner's
 // kernel could be refused in are made here, with the CUresult asserted: a refusal is a failed check,
 // not an exception out of the learner's code. A damaged image reaches the driver only in a child.
+// Each case's name begins with the requirements it verifies.
 #include "check.hpp"
 #include "scratch.hpp"
 #include "07-library-load/exercises.hpp"
@@ -77,14 +78,15 @@ void writeFatbin(const std::string& path, size_t keep) {
   REQUIRE(out.good());
 }
 
-// The child's work: the learner's function on an override cut to 300 bytes. Returns the exit code
-// the parent reads: 10 fell back and computed right, 11 loaded the damaged file, 12 fell back and
-// computed wrong (or a launch was refused), 13 returned no library, 14 held more than the library.
-int loadWithDamagedOverride() {
+// The child's work: the learner's function on an override of the first keep bytes of the fatbin
+// (300: cut short; 0: an empty file). Returns the exit code the parent reads: 10 fell back and
+// computed right, 11 loaded the damaged file, 12 fell back and computed wrong (or a launch was
+// refused), 13 returned no library, 14 held more than the library.
+int loadWithDamagedOverride(size_t keep) {
   wbt::initDriver();
   wb::ScratchDir dir;
   const std::string path = dir.path() + "/vector_ops.fatbin";
-  writeFatbin(path, 300);
+  writeFatbin(path, keep);
   const wbx::Holdings before = wbx::holdings();
   const ex07::LoadedLibrary loaded = ex07::loadPreferringOverride(path, vector_ops_fatbin, vector_ops_fatbin_size);
   if (loaded.fromOverride) return 11;  // not unloaded: the driver holds a damaged image, the child ends now
@@ -104,7 +106,7 @@ EXERCISE("kernel-anywhere", "A kernel loaded once and launched in contexts creat
          "CUfunction, which the driver resolves in the context current at each launch. Do not hand out "
          "cuKernelGetFunction's CUfunction, cached or not: it belongs to the context that was current when you "
          "asked, and other contexts refuse it.") {
-  TEST_CASE("the constructor needs no context, makes, retains and leaves none, and holds one library until the destructor") {
+  TEST_CASE("R1 R2 R3: the constructor needs no context, makes, retains and leaves none, and holds one library until the destructor") {
     wbt::initDriver();
     const CUdevice dev0 = wbt::device(0);
     const std::string path = wb::verifiedImagePath("vector_ops.fatbin");
@@ -136,7 +138,7 @@ EXERCISE("kernel-anywhere", "A kernel loaded once and launched in contexts creat
     CHECK(wbx::contextStack() == stack);
   }
 
-  TEST_CASE("what function() returns, asked with no context or in any primary context, launches in every device's primary context and in a context created after the load") {
+  TEST_CASE("R4: what function() returns, asked with no context or in any primary context, launches in every device's primary context and in a context created after the load") {
     const int count = wbt::initDriver();
     const CUdevice dev0 = wbt::device(0);
     ex07::KernelSet set(wb::verifiedImagePath("vector_ops.fatbin"));  // no context current
@@ -191,7 +193,7 @@ EXERCISE("image-fallback", "Kernels from an override file when it is intact, els
          "wb::ImageKind::Fatbin, ...) and cuLibraryLoadData. Falling back only when the driver returns an error is "
          "the trap: for a fatbin cut short, cuLibraryLoadFromFile returns CUDA_SUCCESS (it loads lazily) and the "
          "damage shows later. Neither load needs a context: touch none.") {
-  TEST_CASE("with no override file it loads the embedded image, holds the library and nothing else, makes no context current, and fill and scale compute right in a context created after the load") {
+  TEST_CASE("R2 R4: with no override file it loads the embedded image, holds the library and nothing else, makes no context current, and fill and scale compute right in a context created after the load") {
     wbt::initDriver();
     wb::ScratchDir dir;
     const std::string path = dir.path() + "/vector_ops.fatbin";  // no such file
@@ -209,7 +211,7 @@ EXERCISE("image-fallback", "Kernels from an override file when it is intact, els
     CHECK(o.wrong == 0);
   }
 
-  TEST_CASE("an intact override file is loaded in place of the embedded image") {
+  TEST_CASE("R1 R4: an intact override file is loaded in place of the embedded image, holding the library and nothing else") {
     wbt::initDriver();
     wb::ScratchDir dir;
     const std::string path = dir.path() + "/vector_ops.fatbin";
@@ -228,7 +230,7 @@ EXERCISE("image-fallback", "Kernels from an override file when it is intact, els
     CHECK(o.wrong == 0);
   }
 
-  TEST_CASE("called with a context current, it leaves the thread's context stack as it was, and the library computes there") {
+  TEST_CASE("R2 R4: called with a context current, it leaves the thread's context stack as it was, and the library computes there") {
     wbt::initDriver();
     wb::ScratchDir dir;
     const std::string path = dir.path() + "/vector_ops.fatbin";  // no such file
@@ -251,7 +253,7 @@ EXERCISE("image-fallback", "Kernels from an override file when it is intact, els
 
   // The driver may accept, crash on or hang on a damaged image (lesson 06's table), so the learner's
   // function meets one only in a child, ended after 10 seconds (a right answer takes well under one).
-  TEST_CASE("an override file cut to 300 bytes is never loaded: the embedded image is, and computes right") {
+  TEST_CASE("R2 R4: an override file cut to 300 bytes is never loaded: the embedded image is, and computes right") {
     const wbx::ChildResult end = wbx::runInChild("child: loadPreferringOverride with an override cut to 300 bytes", 10);
     INFO("the child " << (end.timedOut ? "hung" : end.crashed ? "crashed" : "exited with " + std::to_string(end.code))
                       << "; its output:\n"
@@ -266,14 +268,35 @@ EXERCISE("image-fallback", "Kernels from an override file when it is intact, els
   }
 
   TEST_CASE("child: loadPreferringOverride with an override cut to 300 bytes" * doctest::skip(!wbt::inChild())) {
-    const int code = loadWithDamagedOverride();  // wb::NotDone and other exceptions end the case as usual
+    const int code = loadWithDamagedOverride(300);  // wb::NotDone and other exceptions end the case as usual
+    if (code == 11) std::_Exit(code);  // the driver holds a damaged image: skip its teardown
+    std::exit(code);
+  }
+
+  // An empty file is the other damage the task names: what the driver does with one is not the
+  // check's business, so it too meets the learner's function only in a child.
+  TEST_CASE("R2 R4: an empty override file is never loaded: the embedded image is, and computes right") {
+    const wbx::ChildResult end = wbx::runInChild("child: loadPreferringOverride with an empty override", 10);
+    INFO("the child " << (end.timedOut ? "hung" : end.crashed ? "crashed" : "exited with " + std::to_string(end.code))
+                      << "; its output:\n"
+                      << end.output);
+    CHECK_FALSE(end.timedOut);
+    CHECK_FALSE(end.crashed);
+    CHECK_MESSAGE(end.code != 11, "the empty override was loaded (fromOverride): ask the reader first");
+    CHECK_MESSAGE(end.code != 13, "no library returned for an empty override: fall back to the embedded image");
+    CHECK_MESSAGE(end.code != 14, "the fallback held more than the library it returned, or left a context current");
+    CHECK(end.code == 10);
+  }
+
+  TEST_CASE("child: loadPreferringOverride with an empty override" * doctest::skip(!wbt::inChild())) {
+    const int code = loadWithDamagedOverride(0);  // wb::NotDone and other exceptions end the case as usual
     if (code == 11) std::_Exit(code);  // the driver holds a damaged image: skip its teardown
     std::exit(code);
   }
 
   // The embedded bytes are whole; only the size says 300. So a learner who skips the check hands the
   // driver an intact image, and the mistake shows as a load where a throw belongs, in this process.
-  TEST_CASE("an embedded image that does not pass the reader is never loaded: wb::ImageError, and nothing held") {
+  TEST_CASE("R3: an embedded image that does not pass the reader is never loaded: wb::ImageError, and nothing held") {
     wbt::initDriver();
     wb::ScratchDir dir;
     const std::string path = dir.path() + "/vector_ops.fatbin";  // no such file

@@ -2,7 +2,8 @@
 // device's primary context plus contexts created on device 0, so one GPU already has several
 // contexts and two GPUs add a second device. The one kernel that waits for another is held by a
 // gate (lesson 09's), which a watcher opens when the code under check first waits for the GPU:
-// nothing sleeps, and the gate gives up at its deadline.
+// nothing sleeps, and the gate gives up at its deadline. Each case's name begins with the
+// requirements it verifies.
 #include "check.hpp"
 #include "gate.hpp"
 #include "08-managed/exercises.hpp"
@@ -149,7 +150,7 @@ EXERCISE("count-everywhere", "A counter accumulated on every device through one 
          "cuLaunchKernel count with (threads + 255) / 256 blocks of 256, cuCtxSynchronize, pop. Read *ptr at the "
          "end. deviceCounter (cuLibraryGetGlobal) is the wrong variable: each context has its own copy. Push and "
          "pop, never cuCtxSetCurrent: the caller's context must be current again.") {
-  TEST_CASE("each call returns the sum of its launches in every context, every context counted its own, and the caller's stack is as it was") {
+  TEST_CASE("R1 R2 R3 R5: each call returns the sum of its launches in every context, every context counted its own, and the caller's stack is as it was") {
     const int devices = wbt::initDriver();
     Counters c;
     Places places(devices, 1);
@@ -185,7 +186,7 @@ EXERCISE("count-everywhere", "A counter accumulated on every device through one 
     }
   }
 
-  TEST_CASE("with device 0's primary context held by a gate until the call waits, the total still holds every launch") {
+  TEST_CASE("R1 R3: with device 0's primary context held by a gate until the call waits, the total still holds every launch") {
     const int devices = wbt::initDriver();
     // The host touches managed memory while the gate runs; compute-sanitizer runs no kernel beside
     // a waiting gate (lesson 09). Where either rules the gate out, the call runs without it.
@@ -238,32 +239,48 @@ EXERCISE("count-everywhere", "A counter accumulated on every device through one 
     CHECK_MESSAGE(total == sum(counts), why);
   }
 
-  TEST_CASE("when the second launch fails, the error is thrown and the caller's stack is as it was") {
+  TEST_CASE("R5 R6: when the second launch fails, or the first wait for a launch, the error is thrown and the caller's stack is as it was") {
     const int devices = wbt::initDriver();
     Counters c;
     Places places(devices, 1);
     std::vector<unsigned> counts(places.contexts.size(), 300);
-    bool threw = false, fired = false;
-    std::vector<CUcontext> stack, stackAfter;
-    {
-      CallersStack callers(places);
-      stack = callers.before;
-      wbx::FailCall fail("cuLaunchKernel", CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 2);
-      try {
-        ex08::countEverywhere(c.lib, places.contexts, counts);
-      } catch (const wb::DriverError& e) {
-        threw = e.code() == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+    struct Failing {
+      const char* call;
+      CUresult error;
+      unsigned nth;
+    };
+    // A launch refused, and a wait that reports what a kernel did (cuCtxSynchronize, where the call
+    // waits with it: a fault in a kernel comes back there).
+    const Failing plan[] = {{"cuLaunchKernel", CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 2},
+                            {"cuCtxSynchronize", CUDA_ERROR_LAUNCH_FAILED, 1}};
+    bool anyFired = false;
+    for (const Failing& f : plan) {
+      bool threw = false, fired = false;
+      std::vector<CUcontext> stack, stackAfter;
+      {
+        CallersStack callers(places);
+        stack = callers.before;
+        wbx::FailCall fail(f.call, f.error, f.nth);
+        try {
+          ex08::countEverywhere(c.lib, places.contexts, counts);
+        } catch (const wb::DriverError& e) {
+          threw = e.code() == f.error;
+        }
+        fired = fail.fired();
+        stackAfter = wbx::contextStack();
       }
-      fired = fail.fired();
-      stackAfter = wbx::contextStack();
+      places.synchronizeAll();
+      const std::string call = f.call;
+      CAPTURE(call);
+      if (!fired) {
+        MESSAGE("countEverywhere made no such call: its failure was not tried");
+        continue;
+      }
+      anyFired = true;
+      CHECK_MESSAGE(threw, "the failed call was not thrown as a wb::DriverError with its code");
+      CHECK_MESSAGE(stackAfter == stack, "after the failure the caller's context stack is not as it was");
     }
-    places.synchronizeAll();
-    if (!fired) {
-      MESSAGE("countEverywhere did not launch twice with cuLaunchKernel: the failure was not tried");
-      return;
-    }
-    CHECK_MESSAGE(threw, "the refused launch was not thrown as a wb::DriverError with its code");
-    CHECK_MESSAGE(stackAfter == stack, "after the failure the caller's context stack is not as it was");
+    if (!anyFired) MESSAGE("countEverywhere launched fewer than twice with cuLaunchKernel and never waited with cuCtxSynchronize: no failure was tried");
   }
 }
 
@@ -272,7 +289,7 @@ EXERCISE("reset-per-context", "A per-context counter reset in every context, not
          "(the address in that context), cuMemsetD8(ptr, 0, bytes), and let the guard pop it. Do not go by device: "
          "two contexts on one device have two copies, and the primary context is only one of them. Clear all the "
          "bytes the driver gives, and leave managedCounter alone.") {
-  TEST_CASE("after counting in every context, deviceCounter reads 0 in each, managedCounter keeps its total, and the caller's stack is as it was") {
+  TEST_CASE("R1 R2 R3 R4: after counting in every context, deviceCounter reads 0 in each, managedCounter keeps its total, and the caller's stack is as it was") {
     const int devices = wbt::initDriver();
     Counters c;
     Places places(devices, 2);  // device 0 has three contexts: its primary and two created ones
@@ -308,26 +325,46 @@ EXERCISE("reset-per-context", "A per-context counter reset in every context, not
     CHECK_MESSAGE(*managed == totalBefore, "managedCounter changed: it is the process-wide total, and must keep it");
   }
 
-  TEST_CASE("when the second cuLibraryGetGlobal fails, the error is thrown and the caller's stack is as it was") {
+  TEST_CASE("R4 R5: when the second cuLibraryGetGlobal fails, or the first write, the error is thrown and the caller's stack is as it was") {
     const int devices = wbt::initDriver();
     Counters c;
     Places places(devices, 1);
-    bool threw = false, fired = false;
-    std::vector<CUcontext> stack, stackAfter;
-    {
-      CallersStack callers(places);
-      stack = callers.before;
-      wbx::FailCall fail("cuLibraryGetGlobal", CUDA_ERROR_NOT_FOUND, 2);
-      try {
-        ex08::resetPerContext(c.lib, places.contexts);
-      } catch (const wb::DriverError& e) {
-        threw = e.code() == CUDA_ERROR_NOT_FOUND;
+    struct Failing {
+      const char* call;
+      CUresult error;
+      unsigned nth;
+      bool required;  // the task names the call: the check insists that it was made
+    };
+    // The lookup the task names, then whichever write clears the variable.
+    const Failing plan[] = {{"cuLibraryGetGlobal", CUDA_ERROR_NOT_FOUND, 2, true},
+                            {"cuMemsetD8", CUDA_ERROR_INVALID_VALUE, 1, false},
+                            {"cuMemsetD16", CUDA_ERROR_INVALID_VALUE, 1, false},
+                            {"cuMemsetD32", CUDA_ERROR_INVALID_VALUE, 1, false},
+                            {"cuMemcpyHtoD", CUDA_ERROR_INVALID_VALUE, 1, false}};
+    bool anyWrite = false;
+    for (const Failing& f : plan) {
+      bool threw = false, fired = false;
+      std::vector<CUcontext> stack, stackAfter;
+      {
+        CallersStack callers(places);
+        stack = callers.before;
+        wbx::FailCall fail(f.call, f.error, f.nth);
+        try {
+          ex08::resetPerContext(c.lib, places.contexts);
+        } catch (const wb::DriverError& e) {
+          threw = e.code() == f.error;
+        }
+        fired = fail.fired();
+        stackAfter = wbx::contextStack();
       }
-      fired = fail.fired();
-      stackAfter = wbx::contextStack();
+      const std::string call = f.call;
+      CAPTURE(call);
+      if (f.required) REQUIRE_MESSAGE(fired, "resetPerContext did not call cuLibraryGetGlobal once per context");
+      if (!fired) continue;
+      anyWrite = anyWrite || !f.required;
+      CHECK_MESSAGE(threw, "the failed call was not thrown as a wb::DriverError with its code");
+      CHECK_MESSAGE(stackAfter == stack, "after the failure the caller's context stack is not as it was");
     }
-    REQUIRE_MESSAGE(fired, "resetPerContext did not call cuLibraryGetGlobal once per context");
-    CHECK_MESSAGE(threw, "the failed cuLibraryGetGlobal was not thrown as a wb::DriverError with its code");
-    CHECK_MESSAGE(stackAfter == stack, "after the failure the caller's context stack is not as it was");
+    if (!anyWrite) MESSAGE("resetPerContext wrote with none of cuMemsetD8, D16, D32 and cuMemcpyHtoD: a failed write was not tried");
   }
 }

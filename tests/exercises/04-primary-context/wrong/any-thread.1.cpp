@@ -1,4 +1,4 @@
-// Wrong: makes the primary context current with cuCtxSetCurrent and "cleans up" with cuCtxSetCurrent(nullptr)
+// Wrong (R2): makes the primary context current with cuCtxSetCurrent and "cleans up" with cuCtxSetCurrent(nullptr)
 //
 // From a fresh thread that is right, but where the caller had its own context current,
 // cuCtxSetCurrent replaced it on top of the stack and cuCtxSetCurrent(nullptr) popped the stack

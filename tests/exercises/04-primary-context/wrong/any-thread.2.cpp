@@ -1,4 +1,4 @@
-// Wrong: allocates in whatever context is current, "the caller has set up the right context"
+// Wrong (R1): allocates in whatever context is current, "the caller has set up the right context"
 //
 // A fresh thread has none: cuMemAlloc fails with CUDA_ERROR_INVALID_CONTEXT and the four threads'
 // errors are thrown in the check. Where the caller's own context is current, the memory lands in

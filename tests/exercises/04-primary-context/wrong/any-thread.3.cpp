@@ -1,4 +1,4 @@
-// Wrong: keeps its retain, "the memory must not outlive its context"
+// Wrong (R3): keeps its retain, "the memory must not outlive its context"
 //
 // The caller already holds a retain for as long as it uses the memory. This one is never given back:
 // after the caller's release the primary context stays active for ever, with all its memory, and

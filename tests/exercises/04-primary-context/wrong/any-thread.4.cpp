@@ -1,4 +1,4 @@
-// Wrong: checks the allocation with CU_CHECK between the push and the pop
+// Wrong (R2 R3): checks the allocation with CU_CHECK between the push and the pop
 //
 // The usual checked call, in the one place it must not throw: when the device refuses the
 // allocation, the primary context stays pushed on the caller's stack and the retain is kept.

@@ -1,4 +1,4 @@
-// Wrong: checks the push with CU_CHECK right after the retain, "a retained context can always be pushed"
+// Wrong (R3): checks the push with CU_CHECK right after the retain, "a retained context can always be pushed"
 //
 // When the push is refused, the retain taken just before is never given back. The check refuses
 // the push: `leftAfterEntering == ""` fails (1 primary-context retain more), and so does `leaked ==

@@ -1,4 +1,4 @@
-// Wrong: the copy operations copy the pointer and not the retain, as the compiler's would ("the context is shared anyway")
+// Wrong (R2 R6): the copy operations copy the pointer and not the retain, as the compiler's would ("the context is shared anyway")
 //
 // Two handles then hold one retain: destroying the original of a copy releases the only retain and
 // the context dies under the copy, so `witness.alive()` fails after `original.reset()`; the

@@ -1,4 +1,4 @@
-// Wrong: the move constructor copies ctx_ and leaves the source holding it, "the source is going away anyway"
+// Wrong (R3): the move constructor copies ctx_ and leaves the source holding it, "the source is going away anyway"
 //
 // Both handles then release the one retain: when the moved-from handle is destroyed the context
 // dies under the one it moved to. `movedFrom == nullptr` and, after `first.reset()`,

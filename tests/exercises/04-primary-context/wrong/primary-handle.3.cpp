@@ -1,4 +1,4 @@
-// Wrong: copy-assignment releases what the target holds first, then retains the source's, with no check for self-assignment
+// Wrong (R5): copy-assignment releases what the target holds first, then retains the source's, with no check for self-assignment
 //
 // Between two holders that order is fine. Assigning the only handle to itself releases the only
 // retain: the context is torn down, with everything in it, before the retain that follows makes a

@@ -1,4 +1,4 @@
-// Wrong: move-assignment takes the source's retain without giving back the one the target held
+// Wrong (R3 R6): move-assignment takes the source's retain without giving back the one the target held
 //
 // The target's own retain is overwritten and never released: the primary context stays active for
 // ever, with all its memory. `leaked == 0` after every handle has gone fails.

@@ -1,4 +1,4 @@
-// Wrong: the constructor also makes the context current with cuCtxSetCurrent, "a handle should be ready to use"
+// Wrong (R7): the constructor also makes the context current with cuCtxSetCurrent, "a handle should be ready to use"
 //
 // cuCtxSetCurrent replaces the caller's current context on its stack: the caller's next call runs in
 // the primary context instead of its own. `currentAfter == mine.get()` fails.

@@ -1,4 +1,4 @@
-// Wrong: the destructor clears the current context before releasing, "so no thread points at a context that is gone"
+// Wrong (R7): the destructor clears the current context before releasing, "so no thread points at a context that is gone"
 //
 // Lesson 04, step 5 clears the current context before the last release, in a program that made the
 // primary context current itself. A handle never made anything current: cuCtxSetCurrent(nullptr)

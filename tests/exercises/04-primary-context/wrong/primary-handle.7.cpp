@@ -1,4 +1,4 @@
-// Wrong: the constructor does not check the retain's result, "retaining the primary context cannot fail"
+// Wrong (R1): the constructor does not check the retain's result, "retaining the primary context cannot fail"
 //
 // For a device that does not exist the retain fails and leaves ctx_ nullptr: a handle that holds
 // nothing is made without a word, and the error surfaces later as a null context somewhere else.

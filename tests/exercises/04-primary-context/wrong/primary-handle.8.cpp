@@ -1,4 +1,4 @@
-// Wrong: the move constructor takes the retain over but not the device, "ctx_ is what matters"
+// Wrong (R4): the move constructor takes the retain over but not the device, "ctx_ is what matters"
 //
 // The moved-to handle keeps dev_ 0: on device 0 that is right by accident. A handle of device 1
 // moved once says device 0 and releases device 0's primary context instead of device 1's:

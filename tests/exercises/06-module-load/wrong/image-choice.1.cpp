@@ -1,4 +1,4 @@
-// Wrong: "a newer GPU runs older code": any cubin not newer than the device, PTX only when none is
+// Wrong (R1): "a newer GPU runs older code": any cubin not newer than the device, PTX only when none is
 //
 // That holds for PTX but not for machine code of another major version: for a 9.0 device with sm_75,
 // sm_80 and sm_86 cubins it picks sm_86 where only the PTX runs (`got == expected` fails), and on

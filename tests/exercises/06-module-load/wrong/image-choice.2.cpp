@@ -1,4 +1,4 @@
-// Wrong: takes the newest architecture that runs, PTX or cubin alike
+// Wrong (R3): takes the newest architecture that runs, PTX or cubin alike
 //
 // "Newer is better." PTX newer than the best cubin wins, and the device compiles at every load what
 // it could have run as it was: for an 8.9 device with compute_89 PTX and an sm_80 cubin it picks the

@@ -1,4 +1,4 @@
-// Wrong: a cubin runs on every device of its major version, whatever the minor
+// Wrong (R1): a cubin runs on every device of its major version, whatever the minor
 //
 // "Same major, same instruction set." A cubin for a newer minor version uses what the older minor
 // lacks, and the driver refuses it: for an 8.6 device with sm_89 and sm_80 cubins it picks sm_89,

@@ -1,4 +1,4 @@
-// Wrong: returns the first cubin in the list that runs, else the first PTX that runs
+// Wrong (R4): returns the first cubin in the list that runs, else the first PTX that runs
 //
 // "The plugin lists its images newest first." The task says the list is in no order: for an 8.9
 // device with sm_90, sm_80, compute_75 and sm_86 it picks sm_80 over sm_86, and `got == expected`

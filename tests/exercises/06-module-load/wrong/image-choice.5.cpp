@@ -1,4 +1,4 @@
-// Wrong: keeps the best images as values and returns a pointer to a static copy of the chosen one
+// Wrong (R6): keeps the best images as values and returns a pointer to a static copy of the chosen one
 //
 // "Return a pointer that stays valid." The answer names the right file, but it is not the caller's
 // element (the caller cannot find its position, and the next call overwrites it): the check asks

@@ -1,4 +1,4 @@
-// Wrong: PTX runs only on devices newer than its architecture (< where <= belongs)
+// Wrong (R2): PTX runs only on devices newer than its architecture (< where <= belongs)
 //
 // An off-by-one in "every device of XY or newer": PTX for the device's own architecture is turned
 // down. For an 8.9 device with compute_89 PTX and an sm_90 cubin it answers nothing, and

@@ -1,4 +1,4 @@
-// Wrong: loads with cuModuleLoadData and reports the CUresult's description as the log
+// Wrong (R3): loads with cuModuleLoadData and reports the CUresult's description as the log
 //
 // "The error code's description is the error message." It says that the compile failed, not what or
 // where: `contains(first.errorLog, kShortName)` fails.

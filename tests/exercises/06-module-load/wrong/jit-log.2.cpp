@@ -1,4 +1,4 @@
-// Wrong: returns the whole log buffer as the log, not the C string the JIT wrote into it
+// Wrong (R3): returns the whole log buffer as the log, not the C string the JIT wrote into it
 //
 // "The driver filled my buffer, so the buffer is the log": std::string(buffer, size) keeps the
 // zeroed rest of the buffer, thousands of NUL bytes after the text, which a terminal hides and a log

@@ -1,4 +1,4 @@
-// Wrong: keeps the log buffer and the option arrays in statics, made once for every call
+// Wrong (R4): keeps the log buffer and the option arrays in statics, made once for every call
 //
 // "No allocation per load." The size slot is in-out: the driver writes back how much of the buffer
 // the first load used, and every later load is capped at that. The first log is short; the second

@@ -1,4 +1,4 @@
-// Wrong: gives the JIT an info log buffer (CU_JIT_INFO_LOG_BUFFER) and returns that as the log
+// Wrong (R3): gives the JIT an info log buffer (CU_JIT_INFO_LOG_BUFFER) and returns that as the log
 //
 // The two log options sit side by side and "the info log says what the compiler did". The JIT writes
 // what is informational there and its errors into the error log only, so the log returned for the

@@ -1,4 +1,4 @@
-// Wrong: checks the load with CU_CHECK, so refused PTX throws instead of coming back with its log
+// Wrong (R2): checks the load with CU_CHECK, so refused PTX throws instead of coming back with its log
 //
 // "Every driver call goes through CU_CHECK." The DriverError carries the code, and the log that was
 // the point never reaches the caller: the first loadPtx throws and the case fails with "threw".

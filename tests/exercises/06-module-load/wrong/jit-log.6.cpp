@@ -1,4 +1,4 @@
-// Wrong: makes device 0's primary context current for the load, so the module lands there
+// Wrong (R1): makes device 0's primary context current for the load, so the module lands there
 //
 // "Loading needs a context; the primary one is always there." The caller's context is not device 0's
 // primary one: the module and its functions belong to the primary context, and the caller's context

@@ -1,4 +1,4 @@
-// Wrong: loads the image once, in whichever context asks first, and hands its functions to every context
+// Wrong (R2): loads the image once, in whichever context asks first, and hands its functions to every context
 //
 // "A kernel is a kernel." The second context gets the first context's function, which cannot launch
 // there: `loaded == expectedModules` and `fillOwn != fillPrimary` fail (the check stops before it

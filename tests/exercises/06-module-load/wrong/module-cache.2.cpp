@@ -1,4 +1,4 @@
-// Wrong: keeps one module per device (the current context's device), not per context
+// Wrong (R2): keeps one module per device (the current context's device), not per context
 //
 // "A module is loaded onto a GPU." Two contexts on one device are two places a module must be loaded:
 // the check's own context on device 0 gets the primary context's module and function, so

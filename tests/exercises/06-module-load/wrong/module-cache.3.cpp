@@ -1,4 +1,4 @@
-// Wrong: the destructor unloads nothing: "the modules go when their contexts are destroyed"
+// Wrong (R6): the destructor unloads nothing: "the modules go when their contexts are destroyed"
 //
 // True of a context that is destroyed, but the contexts outlive the cache: a library that comes and
 // goes leaks a module per context each time. After the cache is destroyed

@@ -1,4 +1,4 @@
-// Wrong: the destructor makes each module's context current with cuCtxSetCurrent and leaves the last one
+// Wrong (R7): the destructor makes each module's context current with cuCtxSetCurrent and leaves the last one
 //
 // "Set the context, unload, next": cuCtxSetCurrent replaces the top of the caller's stack instead of
 // pushing onto it, and nothing puts the caller's context back. The check destroys the cache with two

@@ -1,4 +1,4 @@
-// Wrong: takes the map's slot with modules_[ctx] before loading, so a load that fails leaves an empty entry
+// Wrong (R5): takes the map's slot with modules_[ctx] before loading, so a load that fails leaves an empty entry
 //
 // "operator[] finds it or makes it." When cuModuleLoadData fails, the slot stays with a null module:
 // the cache counts a module it does not have. After the failed load `cache.modules() == 0` fails.

@@ -1,4 +1,4 @@
-// Wrong: with no context current, falls back to device 0's primary context, as the runtime would
+// Wrong (R3): with no context current, falls back to device 0's primary context, as the runtime would
 //
 // "Be helpful: the runtime makes the primary context current when there is none." The task asks for
 // CUDA_ERROR_INVALID_CONTEXT: a library must not pick a device and a context for its caller. With no

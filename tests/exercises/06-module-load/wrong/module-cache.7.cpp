@@ -1,4 +1,4 @@
-// Wrong: returns what cuModuleGetFunction left in its CUfunction without checking the CUresult
+// Wrong (R4): returns what cuModuleGetFunction left in its CUfunction without checking the CUresult
 //
 // "The lookup cannot fail: the names are ours." A misspelt or missing name comes back as a null
 // CUfunction that fails only later, at a launch far from the cause: `function("no_such_kernel")`

@@ -1,4 +1,4 @@
-// Wrong: loads the image on every request and stores it over the context's entry
+// Wrong (R2): loads the image on every request and stores it over the context's entry
 //
 // "modules_[ctx] = the module" without asking first whether the context has one: every request
 // loads again, and the module it replaces is never unloaded. The map still counts one per context,

@@ -1,4 +1,4 @@
-// Wrong: the constructor reads the image's bytes from the kernel folder itself, unchecked
+// Wrong (R1): the constructor reads the image's bytes from the kernel folder itself, unchecked
 //
 // "A file is a file: read it into image_." The driver trusts the sizes written inside an image, and
 // a fatbin cut short makes cuModuleLoadData hang or crash (lesson 06, step 6) far from the cause.

@@ -1,4 +1,4 @@
-// Wrong: tries the override and falls back only when the driver refuses it, with no reader
+// Wrong (R2): tries the override and falls back only when the driver refuses it, with no reader
 //
 // "The driver will tell me if the file is bad." For a fatbin cut to 300 bytes cuLibraryLoadFromFile
 // returns CUDA_SUCCESS (it loads lazily), so the damaged file is the one returned, with fromOverride

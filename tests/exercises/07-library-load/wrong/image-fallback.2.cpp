@@ -1,4 +1,4 @@
-// Wrong: takes the override whenever a file is there, checking that it exists but not what is in it
+// Wrong (R2): takes the override whenever a file is there, checking that it exists but not what is in it
 //
 // "Missing is the case to handle; an operator puts a good file there." A copy cut short exists too:
 // it goes to cuLibraryLoadFromFile, which accepts it (it loads lazily), so the child exits 11 and

@@ -1,4 +1,4 @@
-// Wrong: checks the override with the reader but trusts the embedded image unchecked
+// Wrong (R3): checks the override with the reader but trusts the embedded image unchecked
 //
 // "It was compiled into the program, so it is whole." A build can embed a file cut short as easily as
 // an operator can drop one: handed an embedded image whose size says 300 bytes, it loads it instead

@@ -1,4 +1,4 @@
-// Wrong: retains device 0's primary context and pushes it around the load, and never releases it
+// Wrong (R4): retains device 0's primary context and pushes it around the load, and never releases it
 //
 // "A load needs a context", and the retain that made one current is forgotten once it is popped.
 // Nothing is left current, but device 0's primary context stays alive for good, with its memory:

@@ -1,4 +1,4 @@
-// Wrong: pops the caller's context "to load with none current", and never pushes it back
+// Wrong (R4): pops the caller's context "to load with none current", and never pushes it back
 //
 // "Need no context and make none current", read as "have none current". The load indeed needs
 // none, but the caller's context is gone from its stack: called with a context of the check's own

@@ -1,4 +1,4 @@
-// Wrong: checks the override with wb::verifiedImagePath, which looks a name up in the kernel folder
+// Wrong (R1): checks the override with wb::verifiedImagePath, which looks a name up in the kernel folder
 //
 // "The course's reader checks an image by its path." verifiedImagePath takes the name of an image in
 // the course's kernel folder, not a path, so it never finds the operator's file and every call falls

@@ -1,4 +1,4 @@
-// Wrong: caches what cuKernelGetFunction returns in the context current at the first request
+// Wrong (R4): caches what cuKernelGetFunction returns in the context current at the first request
 //
 // "A proper CUfunction, looked up once." That CUfunction belongs to that context alone: asked with
 // no context current it cannot even be made (function() throws), and one made in device 0's primary

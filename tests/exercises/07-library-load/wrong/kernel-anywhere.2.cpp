@@ -1,4 +1,4 @@
-// Wrong: asks cuKernelGetFunction on every call, for the context current at the call
+// Wrong (R4): asks cuKernelGetFunction on every call, for the context current at the call
 //
 // "Not cached, so always the current context's." Right only when the function is launched where it
 // was asked for: the check launches the pair asked for in device 0's primary context in the context

@@ -1,4 +1,4 @@
-// Wrong: the constructor retains device 0's primary context and loads with it current, "to be safe"
+// Wrong (R2): the constructor retains device 0's primary context and loads with it current, "to be safe"
 //
 // "Loading needs a context." A library load needs none, and the retain keeps device 0's primary
 // context (and its memory) alive for as long as the KernelSet lives, on a device the application may

@@ -1,4 +1,4 @@
-// Wrong: the destructor does not unload the library: "the driver frees it at exit"
+// Wrong (R3): the destructor does not unload the library: "the driver frees it at exit"
 //
 // True at exit, but a plugin loaded and unloaded many times leaks a library each time, with its
 // copies in every context that used it: after the KernelSet is destroyed

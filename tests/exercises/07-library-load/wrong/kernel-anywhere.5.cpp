@@ -1,4 +1,4 @@
-// Wrong: the constructor makes no context current with cuCtxSetCurrent(nullptr) before it loads
+// Wrong (R2): the constructor makes no context current with cuCtxSetCurrent(nullptr) before it loads
 //
 // "Load with no context current", read as an order. cuCtxSetCurrent(nullptr) pops the caller's
 // context, and nothing puts it back: constructed with a created context current,

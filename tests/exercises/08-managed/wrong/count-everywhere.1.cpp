@@ -1,4 +1,4 @@
-// Wrong: counts right, then reads the total from deviceCounter in the caller's context, "like any device variable"
+// Wrong (R3): counts right, then reads the total from deviceCounter in the caller's context, "like any device variable"
 //
 // cuLibraryGetGlobal of deviceCounter and cuMemcpyDtoH: that is the caller's context's own copy,
 // holding only the threads launched there (and never set to 0), so `total1 == sum(first)` fails.

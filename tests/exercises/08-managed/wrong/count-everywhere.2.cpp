@@ -1,4 +1,4 @@
-// Wrong: never sets managedCounter to 0: "a global starts at zero"
+// Wrong (R1): never sets managedCounter to 0: "a global starts at zero"
 //
 // It does, once per process. The variable outlives the call, so the second call returns its own sum
 // plus the first's: `total2 == sum(second)` fails.

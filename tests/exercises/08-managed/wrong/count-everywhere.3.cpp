@@ -1,4 +1,4 @@
-// Wrong: launches threads / 256 blocks, dropping the last, partial block
+// Wrong (R2): launches threads / 256 blocks, dropping the last, partial block
 //
 // Integer division where a rounding up belongs: a count that is not a multiple of 256 loses its
 // remainder (1000 threads count 768), so `total1 == sum(first)` fails (and a count under 256 makes a

@@ -1,4 +1,4 @@
-// Wrong: launches for every context, a count of 0 included
+// Wrong (R2): launches for every context, a count of 0 included
 //
 // "(0 + 255) / 256 blocks of nothing is harmless." A grid of 0 blocks is an invalid launch:
 // cuLaunchKernel refuses it, CU_CHECK throws, and the second call of the check (a count of 0 for

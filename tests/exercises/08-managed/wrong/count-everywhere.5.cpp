@@ -1,4 +1,4 @@
-// Wrong: launches in every context and reads the counter at once, without waiting for the kernels
+// Wrong (R3): launches in every context and reads the counter at once, without waiting for the kernels
 //
 // "The host reads managed memory directly; the kernels have updated it." A launch only enqueues the
 // kernel. With a gate kernel holding device 0's primary context, the launch there has not run when

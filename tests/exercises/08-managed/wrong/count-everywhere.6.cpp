@@ -1,4 +1,4 @@
-// Wrong: pushes and pops each context with CU_CHECK around the launch, so a failed launch leaves it pushed
+// Wrong (R5): pushes and pops each context with CU_CHECK around the launch, so a failed launch leaves it pushed
 //
 // Right as long as nothing fails. When the launch in the second context is refused, CU_CHECK throws
 // between the push and the pop, and the caller's thread keeps that context on top of its stack:

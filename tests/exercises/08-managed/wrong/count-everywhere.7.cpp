@@ -1,4 +1,4 @@
-// Wrong: makes each context current with cuCtxSetCurrent, and leaves the last one current
+// Wrong (R5): makes each context current with cuCtxSetCurrent, and leaves the last one current
 //
 // "Set the context, launch, next." cuCtxSetCurrent replaces the top of the caller's stack instead of
 // pushing onto it, and nothing puts the caller's context back: `stackAfterFirst == stack` fails.

@@ -1,4 +1,4 @@
-// Wrong: resets the variable once per device, in that device's primary context
+// Wrong (R1): resets the variable once per device, in that device's primary context
 //
 // "The variable lives on the device." Each context has its own copy: the two contexts created on
 // device 0 keep theirs, and `left == 0` fails for them.

@@ -1,4 +1,4 @@
-// Wrong: looks the variable's address up once, in the first context, and clears that address in every context
+// Wrong (R3): looks the variable's address up once, in the first context, and clears that address in every context
 //
 // "A variable has one address." Each context's copy has its own: the first context's copy is cleared
 // again and again, the others keep their counts, and `left == 0` fails for them (or

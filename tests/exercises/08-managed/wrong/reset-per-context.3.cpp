@@ -1,4 +1,4 @@
-// Wrong: clears one 32-bit word of the counter: cuMemsetD32(address, 0, 1)
+// Wrong (R1): clears one 32-bit word of the counter: cuMemsetD32(address, 0, 1)
 //
 // "A counter is a word." deviceCounter is an unsigned long long: its upper half keeps its bits, which
 // a counter reaches after 2^32 counts. The check stores values with bits in both halves, and

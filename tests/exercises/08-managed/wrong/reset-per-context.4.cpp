@@ -1,4 +1,4 @@
-// Wrong: pushes and pops each context with CU_CHECK around the lookup, so a failed call leaves it pushed
+// Wrong (R4): pushes and pops each context with CU_CHECK around the lookup, so a failed call leaves it pushed
 //
 // Right as long as nothing fails. When the second cuLibraryGetGlobal fails, CU_CHECK throws between
 // the push and the pop, and the caller's thread keeps that context on top of its stack:

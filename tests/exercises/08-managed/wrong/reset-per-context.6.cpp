@@ -1,4 +1,4 @@
-// Wrong: clears managedCounter too, "every counter back to 0 between runs"
+// Wrong (R2): clears managedCounter too, "every counter back to 0 between runs"
 //
 // managedCounter is the process-wide total the task says must keep its value; only the per-context
 // statistic starts again. `*managed == totalBefore` fails.
