@@ -1,9 +1,9 @@
 // generate-pages: writes every page Doxygen reads, so nothing on the site is a hand-kept copy.
 //
-//   generate-pages <repo> <out dir> <images dir> <manifest.tsv>
+//   generate-pages <repo> <out dir> <images dir> <manifest.tsv> <needs.tsv>
 //
 // The manifest has one lesson a line: folder, title, what its assertions prove, the lessons it
-// needs (comma-separated numbers), whether it has multi-device suites, its program's name, its
+// needs (comma-separated numbers), its multi-device suites (comma-separated), its program's name, its
 // short title (empty: made from the folder's name), and which ctest entry runs each of its doctest
 // suites (comma-separated suite=entry: the suites share a few processes, lessonNN.claims and so on).
 //
@@ -39,6 +39,7 @@
 // and the output lacks or the other way round, a title that differs, an absolute path of the
 // recording machine in an output, a placeholder it does not know.
 #include "exercise_file.hpp"  // tests/exercises/: the exercises as the learner's file and the checks state them
+#include "needs.hpp"          // common/: lessons/needs.tsv, what each lesson needs
 
 #include <algorithm>
 #include <cctype>
@@ -233,7 +234,8 @@ std::string typographicQuotes(const std::string& md) {
 struct Lesson {
   std::string folder, nn, slug, title, proves, program, shortName;
   std::vector<std::string> needs;
-  bool multi = false;
+  std::vector<std::string> multiSuites;  // MULTI_DEVICE_SUITES: the suites that need two GPUs
+  wb::LessonNeeds toRun;                 // its row of lessons/needs.tsv: what it needs to run
   std::map<std::string, std::string> suiteTests;  // doctest suite -> the ctest entry that runs it
   std::string name() const {  // the manifest's SHORT, else "context-stack" -> "Context stack"
     if (!shortName.empty()) return shortName;
@@ -486,15 +488,30 @@ std::vector<TestCase> readTests(const fs::path& file, const std::string& nn) {
   return cases;
 }
 
+// The multi-device suites that have passed on two GPUs, as "NN/suite": none yet, as no machine with
+// two was lent to the course. Until a suite is listed here its page says it has not run on two.
+const std::set<std::string> kRanOnTwoGpus = {};
+
+bool notYetOnTwo(const Lesson& l, const std::string& suite) {
+  const auto& m = l.multiSuites;
+  return std::find(m.begin(), m.end(), suite) != m.end() && !kRanOnTwoGpus.count(l.nn + "/" + suite);
+}
+
 std::string assertionList(const std::vector<TestCase>& cases, const Lesson& l) {
-  std::string md = "Generated from `" + l.testFile() + "`; every line is a doctest case that ran on a GPU.\n";
+  const bool waiting = std::any_of(l.multiSuites.begin(), l.multiSuites.end(),
+                                   [&](const std::string& s) { return notYetOnTwo(l, s); });
+  std::string md = "Generated from `" + l.testFile() + "`; every line is a doctest case that ran on a GPU" +
+                   (waiting ? ", except in the suites marked as needing two GPUs, which have not yet run on two "
+                              "(none was lent to the course).\n"
+                            : ".\n");
   std::string suite = "\x01";
   for (const auto& c : cases) {
     if (c.suite != suite) {
       suite = c.suite;
       const auto entry = l.suiteTests.find(suite);
       const std::string test = entry != l.suiteTests.end() ? entry->second : "lesson" + l.nn + ".claims";
-      md += "\n- **Suite `" + suite + "`** (ctest runs it in `" + test + "`):\n";
+      md += "\n- **Suite `" + suite + "`** (ctest runs it in `" + test + "`" +
+            (notYetOnTwo(l, suite) ? "; it needs two GPUs and has not yet run on two" : "") + "):\n";
     }
     md += "  - \\anchor " + c.anchor + " " + codeSpans(c.name) + "\n";
   }
@@ -548,11 +565,12 @@ std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<
   for (const auto& f : found) problems.push_back(l.folder + ": " + f);
   std::string md =
       "Each exercise is one function in `" + learnerFile + "`, whose body starts as `wb::notDone();`. Write it "
-      "there (nothing else needs to change), build, and check it on the GPU:\n\n"
-      "    cmake --build build && ctest --test-dir build -R exercise" + l.nn + " --output-on-failure\n\n"
-      "A check that passes says `done`; one not started says `not done` and prints its hint; a wrong answer says "
-      "`FAILED` with the assertion that failed. `cmake --workflow --preset exercises` checks every lesson's and "
-      "ends with the progress table. The reference solutions are in `tests/exercises/" + l.folder +
+      "there (nothing else needs to change), then check it on the GPU:\n\n"
+      "    cmake --build build --target exercises-" + l.nn + "\n\n"
+      "That rebuilds what you changed and runs the checks of this lesson's exercises. A check that passes says "
+      "`done`; one not started says `not done` and prints its hint; a wrong answer says `FAILED` with the assertion "
+      "that failed; one this machine cannot run says `skipped` and why. It ends with the progress table of every "
+      "lesson (`--target exercises` checks them all). The reference solutions are in `tests/exercises/" + l.folder +
       "/solution/`, one file per exercise, and beside them, in `wrong/`, the mistakes each check is proven to "
       "catch: look only once yours passes.\n\n";
   for (const auto& t : tasks) {
@@ -930,11 +948,14 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
       facts += (i ? (i + 1 == l.needs.size() ? " and " : ", ") : "") + inlineHtml("@ref lesson" + l.needs[i], all);
     facts += ". ";
   }
-  if (l.nn == "00")  // it opens the driver itself: its whole point is to run where CUDA cannot
-    facts += "To run it, nothing: it starts without a driver or a GPU and says what is missing";
-  else
-    facts += "To run it, a CUDA device of compute capability 7.5 or newer";
-  facts += l.multi ? " (two for its multi-device suite; with one, that suite reports itself skipped).</p>\n" : ".</p>\n";
+  // What it needs to run, from lessons/needs.tsv (README's Needs column is the same line).
+  facts += "To run it: " + html(wb::needsText(l.toRun)) + ".";
+  if (l.toRun.leftOut != "-")
+    facts += " Where the machine has less it leaves out what it cannot run, and says so: " + html(l.toRun.leftOut) + ".";
+  if (!l.multiSuites.empty())
+    facts += std::string(" With one GPU, its multi-device suite") + (l.multiSuites.size() > 1 ? "s report themselves" : " reports itself") +
+             " skipped.";
+  facts += " (" + inlineHtml("`lessons/needs.tsv`", all) + ")</p>\n";
   facts += "<p><b>Time</b> about " + std::to_string(minutes) + " minute" + (minutes == 1 ? "" : "s") + " to read (" +
            std::to_string(proseWords) + " words and " + std::to_string(codeLines) + " lines of quoted code).</p>\n";
   facts += "<p><b>Run it</b> " + inlineHtml("`ctest --test-dir build -R lesson" + l.nn + " -V`, or `build/lessons/" + l.program + "`.", all);
@@ -1253,8 +1274,8 @@ void errorsPage(const fs::path& repo, const fs::path& out, const std::vector<Les
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: generate-pages <repo> <out dir> <images dir> <manifest.tsv>\n");
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: generate-pages <repo> <out dir> <images dir> <manifest.tsv> <needs.tsv>\n");
     return 2;
   }
   const fs::path repo = argv[1], out = argv[2], images = argv[3];
@@ -1270,7 +1291,8 @@ int main(int argc, char** argv) {
     l.proves = f[2];
     for (const auto& n : split(f[3], ','))
       if (!n.empty()) l.needs.push_back(n.size() == 1 ? "0" + n : n);
-    l.multi = f[4] == "1";
+    for (const auto& suite : split(f[4], ','))
+      if (!suite.empty()) l.multiSuites.push_back(suite);
     l.program = f[5];
     if (f.size() > 6) l.shortName = f[6];
     if (f.size() > 7)
@@ -1282,6 +1304,18 @@ int main(int argc, char** argv) {
   }
   if (all.empty()) {
     std::fprintf(stderr, "generate-pages: no lessons in %s\n", argv[4]);
+    return 1;
+  }
+  try {
+    std::map<int, wb::LessonNeeds> needs;
+    for (const auto& row : wb::readNeedsTable(argv[5])) needs[row.lesson] = row;
+    for (auto& l : all) {
+      const auto row = needs.find(std::stoi(l.nn));
+      if (row == needs.end()) problems.push_back(std::string(argv[5]) + ": no row for lesson " + l.nn);
+      else l.toRun = row->second;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "generate-pages: %s\n", e.what());
     return 1;
   }
   fs::remove_all(out);

@@ -19,6 +19,7 @@
 // Run:  ctest -R lesson22   (or build/lessons/lesson22-batched-copies [--csv lesson22-figure.csv])
 #include "figure.hpp"
 #include "gate.hpp"
+#include "needs.hpp"
 #include "nvml.hpp"
 #include "workbook.hpp"
 
@@ -653,7 +654,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuCtxSetCurrent(primary));
     wb::FigureTable table("bytes,way,GB/s");
 #if CUDA_VERSION >= 12080
-    const bool runs = driver >= 12080;
+    const bool runs = wb::meetsDriver(driver);  // lessons/needs.tsv: 12.8, which introduced the batch calls
 #else
     const bool runs = false;
 #endif
