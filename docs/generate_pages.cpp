@@ -578,6 +578,16 @@ std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<
     md += "### " + std::to_string(t.number) + ". " + t.title + " {#" + l.page() + "_exercise_" + slugOf(t.name) + "}\n\n";
     md += "    " + t.signature + "\n\n";
     md += "**Task.** " + t.task + "\n\n";
+    // The requirements, numbered as the file numbers them: each checked one is verified by a case of
+    // the check and broken by one of the wrong variants (the proofs hold both); the rest say why not.
+    size_t checkedCount = 0;
+    for (const auto& r : t.requirements) checkedCount += r.checked;
+    md += "**Requirements** (" + std::to_string(checkedCount) + " of " + std::to_string(t.requirements.size()) +
+          " checked):\n\n";
+    for (const auto& r : t.requirements)
+      md += "- **R" + std::to_string(r.number) + "** " + (r.checked ? "" : "*(not checked: " + r.why + ")* ") + r.text +
+            "\n";
+    md += "\n";
     // "exercise05.bounded-upload uploads ..." reads on as "The check (`exercise05.bounded-upload`) uploads ...".
     const std::string id = "exercise" + l.nn + "." + t.name;
     const bool named = t.check.rfind(id + " ", 0) == 0;

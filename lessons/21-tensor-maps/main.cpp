@@ -13,6 +13,7 @@
 #include "figure.hpp"
 #include "loaded_driver.hpp"
 #include "machine.hpp"
+#include "needs.hpp"
 #include "process.hpp"
 #include "workbook.hpp"  // steps, expect, reportFatal, the image reader: none of them calls the driver
 
@@ -91,7 +92,7 @@ int openDriver(const wb::LoadedDriver& d) {
     throw Unusable("the libcuda.so.1 this program opened (" + d.path() + ") is the CUDA toolkit's stub "
                    "library, not a driver.\nWhat to do: install the NVIDIA driver, and keep the toolkit's "
                    "stubs/ folder off LD_LIBRARY_PATH.");
-  if (rc != CUDA_SUCCESS || version < 12000 || !d.hasProcAddress())
+  if (rc != CUDA_SUCCESS || !wb::meetsDriver(version, wb::For::AnyStep) || !d.hasProcAddress())
     throw Unusable(d.path() + " is not a driver of CUDA 12.0 or newer, which tensor maps need "
                    "(cuDriverGetVersion: " + d.describe(rc) + ", " + std::to_string(version) +
                    ").\nWhat to do: update the NVIDIA driver.");
@@ -681,7 +682,7 @@ int main(int argc, char** argv) {
     check(drv.cuDeviceGet(&dev, 0), "cuDeviceGet");
     const int major = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
               minor = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-    const bool tma = major >= 9;  // tensor maps and TMA: compute capability 9.0 and newer
+    const bool tma = wb::meetsComputeCapability(major, minor);  // lessons/needs.tsv: 9.0 for tensor maps and TMA
     CUcontext primary = nullptr;
     check(drv.cuDevicePrimaryCtxRetain(&primary, dev), "cuDevicePrimaryCtxRetain");
     check(drv.cuCtxSetCurrent(primary), "cuCtxSetCurrent");

@@ -17,6 +17,7 @@
 // Run:  ctest -R lesson24   (or build/lessons/lesson24-driver-logs)
 #include "process.hpp"
 #include "scratch.hpp"
+#include "needs.hpp"
 #include "workbook.hpp"
 
 #include <sys/stat.h>
@@ -437,7 +438,7 @@ void logFileStep(const wb::ProcessEnd& end, int driver) {
     std::printf("%s\n", line.c_str());
     named = named || (line.rfind("  the file: ", 0) == 0 && has(line, "cuMemAlloc"));
   }
-  if (driver < 12090) {
+  if (!wb::meetsDriver(driver)) {  // lessons/needs.tsv: 12.9, error log management
     std::printf("(this driver, %d, predates error log management: CUDA 12.9)\n", driver);
     return;
   }
