@@ -6,7 +6,7 @@
 //! [faults]
 // Writes to an address that belongs to nothing: CUDA_ERROR_ILLEGAL_ADDRESS.
 extern "C" __global__ void write_to(unsigned long long address) {
-  *reinterpret_cast<volatile int*>(address) = 1;
+  *reinterpret_cast<volatile int*>(address) = 1;  // the faulting store
 }
 
 // Stops the kernel with a trap instruction.

@@ -93,16 +93,21 @@ void noCpuCoreFile() {
   setrlimit(RLIMIT_CORE, &none);
 }
 
-// The faulting kernel stays resident after its store (kernels/faults.cu: a warp that exits first may
-// leave the fault unreported and no dump), for at most kStayNs.
+// Step 1's faulting kernel stays resident after its store (kernels/faults.cu: a warp that exits first
+// may leave the fault unreported and no dump), for at most kStayNs; with lesson 10's write_to, which
+// exits at once, driver 580 reported no fault there. Step 2's child, which skips the abort, faults
+// with write_to: with the resident kernel driver 580 wrote no per-context dump on an H200 in two
+// runs (cause not found), where with write_to it had written one on an H200 before.
 constexpr unsigned long long kStayNs = 3'000'000'000ull;
 
-void fault(const Setup& s) {
-  unsigned long long address = 0x10, stay = kStayNs;
-  void* args[] = {&address, &stay};
-  const CUfunction writeTo = s.kernel("write_to_and_stay");
-  say("cuLaunchKernel(write_to_and_stay, 0x10)",
-      cuLaunchKernel(writeTo, 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr));
+const char* faultingKernel(bool stay) { return stay ? "write_to_and_stay" : "write_to"; }
+
+void fault(const Setup& s, bool stay) {
+  unsigned long long address = 0x10, stayNs = kStayNs;
+  void* args[] = {&address, &stayNs};
+  const std::string kernel = faultingKernel(stay);
+  say(("cuLaunchKernel(" + kernel + ", 0x10)").c_str(),
+      cuLaunchKernel(s.kernel(kernel.c_str()), 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr));
   std::printf("  fault at %lld ns\n", monotonicNs());
   std::fflush(stdout);
 }
@@ -113,7 +118,7 @@ void fault(const Setup& s) {
 int childDumpFromEnvironment() {
   noCpuCoreFile();
   Setup s("faults.fatbin");
-  fault(s);
+  fault(s, true);
   say("cuCtxSynchronize", cuCtxSynchronize());
   return wb::kExitOk;
 }
@@ -203,7 +208,7 @@ int childDumpFromApi(const std::string& folder) {
                 shown(global, CU_COREDUMP_FILE, true).c_str());
   //! [dump-api-read]
   //! [dump-api-fault]
-  fault(s);
+  fault(s, false);
   say("cuCtxSynchronize", cuCtxSynchronize());
   std::printf("  returned at %lld ns\n", monotonicNs());
   return wb::kExitOk;  // the context is lost: no clean-up (lesson 10)
@@ -269,7 +274,7 @@ void report(const std::string& tag, const wb::ProcessEnd& end, long long endedNs
 // cuda-gdb on a dump: the lines that say what faulted, and whether they name the exception, the
 // kernel and a source line (and, where cuda-gdb's file is here, that line's text).
 void openWithCudaGdb(const std::string& tag, const std::string& gdb, const std::string& dump,
-                     const std::string& folder) {
+                     const std::string& folder, const std::string& kernel) {
   const wb::Stopwatch clock;
   const wb::ProcessEnd end =
       wb::runProcess({gdb, "-nx", "-batch", "-ex", "target cudacore " + dump}, {}, 2 * kChildSeconds);
@@ -277,7 +282,7 @@ void openWithCudaGdb(const std::string& tag, const std::string& gdb, const std::
   std::string exception, file, lineNumber;
   bool atFault = false;
   for (const std::string& line : linesOf(end.output)) {
-    if (!has(line, "xception") && !has(line, "write_to_and_stay") && !has(line, ".cu:")) continue;
+    if (!has(line, "xception") && !has(line, kernel) && !has(line, ".cu:")) continue;
     std::smatch m;
     // The faulting line is where "the exception was triggered" (the warp has moved on since: the
     // frame shows where it waits); else the first a line names, with its folder where one gives it.
@@ -300,8 +305,8 @@ void openWithCudaGdb(const std::string& tag, const std::string& gdb, const std::
   if (!in) source.clear();
   const std::string base = file.substr(file.find_last_of('/') + 1);
   const std::string at = file.empty() ? "none" : base + ":" + lineNumber;
-  std::printf("[%s] named: exception \"%s\", kernel write_to_and_stay %s, line %s\n", tag.c_str(),
-              exception.c_str(), has(end.output, "write_to_and_stay") ? "yes" : "no", at.c_str());
+  std::printf("[%s] named: exception \"%s\", kernel %s %s, line %s\n", tag.c_str(), exception.c_str(),
+              kernel.c_str(), has(end.output, kernel) ? "yes" : "no", at.c_str());
   if (!source.empty())
     std::printf("[%s] that line is the faulting store: %s\n", tag.c_str(),
                 has(source, "the faulting store") ? "yes" : "no");
@@ -328,7 +333,7 @@ int childCoredumps() {
   // child that faulted while cuda-gdb read another dump wrote none (the manual: no dump is written
   // while another developer tool works with the application).
   const std::string gdb = findCudaGdb();
-  if (!gdb.empty() && fileBytes(full) > 0) openWithCudaGdb("gdb-env", gdb, full, folder);
+  if (!gdb.empty() && fileBytes(full) > 0) openWithCudaGdb("gdb-env", gdb, full, folder, faultingKernel(true));
 #if CUDA_VERSION >= 12010
   const wb::ProcessEnd fromApi =
       wb::runProcess({wb::selfPath(), "--child", "dump-api", folder}, {}, kChildSeconds);
@@ -336,7 +341,7 @@ int childCoredumps() {
   std::fflush(stdout);
   report("api", fromApi, apiEnded, folder, {"context.nvcudmp", "global.nvcudmp"});
   if (!gdb.empty() && fileBytes(folder + "/context.nvcudmp") > 0)
-    openWithCudaGdb("gdb-api", gdb, folder + "/context.nvcudmp", folder);
+    openWithCudaGdb("gdb-api", gdb, folder + "/context.nvcudmp", folder, faultingKernel(false));
 #else
   std::printf("[api] left out: this build's CUDA header (%d) predates the coredump attributes (CUDA 12.1)\n",
               CUDA_VERSION);

@@ -289,7 +289,7 @@ EXERCISE("pipeline", "A chunked copy/compute pipeline in two streams",
          "part is n - (chunks - 1) * (n / chunks) long. Launching burn in copies gives the right values but no "
          "overlap; launching it in compute without the wait burns data that has not arrived; recording the event "
          "before the copy lets the kernel pass it.") {
-  TEST_CASE("R1 R3 R4: pipeline returns before anything has run, leaves no handle behind, and every part, the remainder included, is burned after it has arrived") {
+  TEST_CASE("R1 R2 R3 R4: pipeline returns before anything has run, leaves no handle behind, and every part, the remainder included, is burned after it has arrived") {
     Lab lab;
     const unsigned n = (1u << 20) + 5, chunks = 8, rounds = 16;  // the last part has 5 floats more
     PinnedFloats host(n);

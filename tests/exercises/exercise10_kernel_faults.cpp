@@ -533,7 +533,7 @@ EXERCISE("launch-log", "Launches that name the kernel behind an asynchronous fau
     std::fflush(stdout);
   }
 
-  TEST_CASE("R5: in debug mode the fault is thrown by the launch of the kernel that faulted, naming it alone") {
+  TEST_CASE("R1 R5: in debug mode the fault is thrown by the launch of the kernel that faulted (launched into the log's stream, which debug mode waits for), naming it alone") {
     const wb::ProcessEnd end = launchLogChild(true);
     rethrowNotDone(end);
     const std::string output = end.output;

@@ -266,7 +266,7 @@ void expectAnswers(std::initializer_list<Asked> cases) {
 EXERCISE("find-encoder", "cuTensorMapEncodeTiled from a driver opened at run time",
          "dlopen the path you are given, ask cuDriverGetVersion (stub? older than 12.0?), then cuGetProcAddress_v2 "
          "at 12000 and check its CUresult, status and pointer; on failure dlclose and throw naming the path") {
-  TEST_CASE("R1 R2 R5 R7 R8: a CUDA 12.4 driver: the encoder its cuGetProcAddress gives at 12000, from that library, left open, none of its symbols global") {
+  TEST_CASE("R1 R2 R4 R5 R7 R8: a CUDA 12.4 driver: the encoder its cuGetProcAddress gives at 12000, from that library, left open, none of its symbols global") {
     expectFound("driver 12040");
   }
 
@@ -379,7 +379,7 @@ EXERCISE("tile-rules", "The rule a tile request breaks, before the driver says s
          "check in the task's order: 16-byte base, 1..2^32 rows and cols, a pitch in BYTES that is a multiple of 16 "
          "and below 2^40, 1..256 tile rows and cols, tileCols x element size a multiple of 16 and within the "
          "swizzle's span, the NaN fill only for floating-point types") {
-  TEST_CASE("R1 R8: a base that is no multiple of 16 is AddressAlignment; base + 16 and the valid request are None") {
+  TEST_CASE("R1 R5 R8: a base that is no multiple of 16 is AddressAlignment; base + 16 and the valid request (its 16-byte multiple of inner bytes among them) are None") {
     expectAnswers({
         {"the valid request", [](ex21::TileRequest&) {}, P::None},
         {"base + 8", [](ex21::TileRequest& r) { r.matrix.base += 8; }, P::AddressAlignment},

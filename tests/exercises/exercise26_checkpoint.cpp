@@ -298,10 +298,11 @@ EXERCISE("suspend-resume", "Take a job's GPU away and give it back, never half-w
       lockBehindPid = 0;
     }
     const CUprocessState state = l26::stateOf(child.pid);
+    const std::string calls = callsSeen();  // before the check's own unlock below
     l26::backToRunning(child.pid);
     CHECK_MESSAGE(failed,
                   "the lock failed and the process is LOCKED, not RUNNING: that is no 'did not let go in time'");
-    CHECK_MESSAGE(callsSeen() == "lock " + std::to_string(child.pid), callsSeen());
+    CHECK_MESSAGE(calls == "lock " + std::to_string(child.pid), calls);
     CHECK(state == CU_PROCESS_STATE_LOCKED);
   }
 

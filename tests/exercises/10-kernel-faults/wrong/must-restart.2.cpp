@@ -1,4 +1,4 @@
-// Wrong (R3): restarts on every error: "after any failure the process cannot be trusted"
+// Wrong (R2 R3): restarts on every error: "after any failure the process cannot be trusted"
 //
 // Safe-looking, and it turns one oversized request into an outage. The check's `!restart` fails for
 // each of the six errors after which the context went on working, and `!onNotReady` for

@@ -1,4 +1,4 @@
-// Wrong (R3): restarts on every error except the few it knows to be harmless (a refused launch, out of memory, a missing name)
+// Wrong (R2 R3): restarts on every error except the few it knows to be harmless (a refused launch, out of memory, a missing name)
 //
 // An allow-list of the errors the author has met: every error not on it restarts the process. The
 // check's four classic errors pass, but `!restart` fails for CUDA_ERROR_INVALID_HANDLE (the time
