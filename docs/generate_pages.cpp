@@ -549,6 +549,23 @@ std::set<std::string> callsIn(const std::string& source) {
 }
 
 // The section of NVIDIA's Driver API reference that documents a call, by its prefix.
+// "lesson 05, step 1 (...), and step 4 (...)" with each step a link to its section (lessonNN_stepN):
+// a bare "step N" belongs to the lesson named last before it, or to this page's.
+std::string learnLinks(const std::string& learn, const std::string& ownLesson) {
+  static const std::regex step(R"((lesson (\d\d), )?step (\d+))");
+  std::string out, lesson = ownLesson;
+  std::string::const_iterator from = learn.begin();
+  for (std::sregex_iterator it(learn.begin(), learn.end(), step), end; it != end; ++it) {
+    const std::smatch& m = *it;
+    out.append(from, m[0].first);
+    if (m[2].matched) lesson = m[2];
+    out += "@ref lesson" + lesson + "_step" + std::string(m[3]) + " \"" + std::string(m[0]) + "\"";
+    from = m[0].second;
+  }
+  out.append(from, learn.end());
+  return out;
+}
+
 // The page's Exercises section, from the learner's file (task, check, where it is taught, the
 // signature) and the check file (the hint), so the page says exactly what the files say.
 std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<std::string>& problems) {
@@ -592,7 +609,7 @@ std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<
     const std::string id = "exercise" + l.nn + "." + t.name;
     const bool named = t.check.rfind(id + " ", 0) == 0;
     md += "**The check** (`" + id + "`)" + (named ? t.check.substr(id.size()) : ": " + t.check) + "\n\n";
-    md += "**Learn it in:** " + t.learn + "\n\n";
+    md += "**Learn it in:** " + learnLinks(t.learn, l.nn) + "\n\n";
     if (c != checks.end())
       md += "\\htmlonly<details class=\"hint\"><summary>Hint</summary>\\endhtmlonly\n\n" + c->second.hint +
             "\n\n\\htmlonly</details>\\endhtmlonly\n\n";
