@@ -77,19 +77,23 @@ inline std::string trim(const std::string& s) {
 
 inline bool startsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
-// "R1 R3" (or "R1, R3") at the start of text, followed by ": ": the numbers, and where the rest starts;
-// empty when text does not start so.
-inline std::vector<int> requirementTags(const std::string& text, size_t* rest = nullptr) {
+// {1, 3} as "R1 R3", the form the case names and the variants' first lines use.
+inline std::string tagText(const std::vector<int>& tags) {
+  std::string out;
+  for (int n : tags) out += (out.empty() ? "R" : " R") + std::to_string(n);
+  return out;
+}
+
+// "R1 R3" (or "R1, R3") at the start of text, followed by ": ": the numbers; empty when text does
+// not start so.
+inline std::vector<int> requirementTags(const std::string& text) {
   std::vector<int> tags;
   size_t i = 0;
   while (i < text.size() && text[i] == 'R' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
     int n = 0;
     for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) n = n * 10 + (text[i] - '0');
     tags.push_back(n);
-    if (i + 1 < text.size() && text[i] == ':' && text[i + 1] == ' ') {
-      if (rest) *rest = i + 2;
-      return tags;
-    }
+    if (i + 1 < text.size() && text[i] == ':' && text[i + 1] == ' ') return tags;
     while (i < text.size() && (text[i] == ' ' || text[i] == ',')) ++i;
   }
   return {};

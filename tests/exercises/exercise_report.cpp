@@ -372,26 +372,25 @@ int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, co
     else if (r.status == "failed") {
       // Caught by its own requirement's case: a failed case names one of the requirements the
       // variant says it breaks (a variant caught only elsewhere breaks more than it says).
-      std::string failedTags;
-      bool onTarget = false;
+      std::vector<int> failedTags;
       for (const auto& [status, name] : r.cases)
         if (status == "failed")
-          for (int n : wbx::detail::requirementTags(name)) {
-            failedTags += (failedTags.empty() ? "R" : " R") + std::to_string(n);
-            onTarget = onTarget || std::find(v.requirements.begin(), v.requirements.end(), n) != v.requirements.end();
-          }
+          for (int n : wbx::detail::requirementTags(name)) failedTags.push_back(n);
+      const bool onTarget = std::any_of(failedTags.begin(), failedTags.end(), [&](int n) {
+        return std::find(v.requirements.begin(), v.requirements.end(), n) != v.requirements.end();
+      });
       verdict = onTarget ? "caught" : "MISSED";
-      if (!onTarget) detail = "it failed only cases of other requirements (" + (failedTags.empty() ? "none named" : failedTags) + ")";
+      if (!onTarget)
+        detail = "it failed only cases of other requirements (" +
+                 (failedTags.empty() ? std::string("none named") : wbx::detail::tagText(failedTags)) + ")";
     }
     else if ((r.status == "skipped" || (r.status == "done" && !r.partlySkipped.empty())) && !v.twoDevices.empty())
       verdict = "skipped", detail = r.status == "skipped" ? r.detail : r.partlySkipped;
     else
       verdict = "MISSED", detail = "the check says " + r.status + (r.status == "skipped" ? " (" + r.detail + ")" : "");
     caught += verdict == "caught", skipped += verdict == "skipped", missed += verdict == "MISSED";
-    std::string breaks;
-    for (int n : v.requirements) breaks += (breaks.empty() ? "R" : " R") + std::to_string(n);
     std::printf("%-8s wrong/%s.cpp (%.1f s), breaks %s: %s\n", verdict.c_str(), run.id.c_str(), run.seconds,
-                breaks.c_str(), v.mistake.c_str());
+                wbx::detail::tagText(v.requirements).c_str(), v.mistake.c_str());
     if (verdict != "caught" || !detail.empty()) std::printf("         %s\n", detail.c_str());
     if (verdict == "MISSED") std::printf("%s", end.output.c_str());
     byId.erase(run.id);
@@ -408,6 +407,12 @@ int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, co
 
 // After every lesson's proofNN.wrong (and proofNN.wrong-serial): the course's count, from their
 // summary files, each named by its results folder (NN-wrong, NN-wrong-serial).
+// "12 requirements (11 checked, 1 not checked), " for {all, checked}.
+std::string requirementsText(const std::array<long, 2>& r) {
+  return std::to_string(r[0]) + " requirements (" + std::to_string(r[1]) + " checked, " +
+         std::to_string(r[0] - r[1]) + " not checked), ";
+}
+
 // A lesson's requirements, read from its learner's file: {all, checked}.
 std::array<long, 2> requirementsOf(const fs::path& source, const std::string& nn) {
   std::array<long, 2> count{};
@@ -449,8 +454,7 @@ int summary(const fs::path& dir, const std::vector<std::string>& parts, const fs
     std::string requirements;
     if (!source.empty()) {
       const auto r = requirementsOf(source, nn);
-      requirements = std::to_string(r[0]) + " requirements (" + std::to_string(r[1]) + " checked, " +
-                     std::to_string(r[0] - r[1]) + " not checked), ";
+      requirements = requirementsText(r);
       required[0] += r[0], required[1] += r[1];
     }
     std::printf("lesson %s: %s%ld variants, %ld caught, %ld skipped, %ld missed\n", nn.c_str(), requirements.c_str(),
@@ -458,11 +462,8 @@ int summary(const fs::path& dir, const std::vector<std::string>& parts, const fs
     for (int i = 0; i < 4; ++i) totals[i] += t[i];
   }
   std::printf("\n%zu lessons: %s%ld wrong variants, %ld caught, %ld skipped (two devices needed), %ld missed\n",
-              lessons.size(),
-              source.empty() ? ""
-                             : (std::to_string(required[0]) + " requirements (" + std::to_string(required[1]) +
-                                " checked, " + std::to_string(required[0] - required[1]) + " not checked), ").c_str(),
-              totals[0], totals[1], totals[2], totals[3]);
+              lessons.size(), source.empty() ? "" : requirementsText(required).c_str(), totals[0], totals[1],
+              totals[2], totals[3]);
   return totals[3] || read != parts.size() ? 1 : 0;
 }
 
