@@ -83,7 +83,7 @@ void noteEnvironment(const std::vector<std::string>& argv, const std::vector<std
   }
   line += "\n";
   const int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return;  // the check then finds no line for this child and says so
+  if (fd < 0) return;  // no line for this child: the check cannot see what it inherited
   const ssize_t written = write(fd, line.data(), line.size());
   (void)written;
   close(fd);

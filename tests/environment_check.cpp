@@ -83,9 +83,10 @@ int main(int argc, char** argv) {
     return v.sample;
   };
   std::set<std::string> stops, noted, controls;
-  for (const Use& u : uses) (u.how == "stops" ? stops : noted).insert(u.variable);
-  for (const Use& u : uses)
+  for (const Use& u : uses) {
+    (u.how == "stops" ? stops : noted).insert(u.variable);
     if (u.how == "controls") controls.insert(u.variable);
+  }
 
   int failures = 0;
   std::printf("%s declares %zu variables.\n", program.c_str(), uses.size());
