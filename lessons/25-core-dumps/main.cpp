@@ -63,18 +63,22 @@ long long monotonicNs() {
   return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-// The primary context of device 0, current, and a kernel of an image by name. Nothing gives them
-// back: only the faulting children take them, and a child that faulted ends without cleaning up
-// (every call would fail, lesson 10), so its exit takes all.
+// A context of device 0, current (its primary one, or one created with the flags given), and a
+// kernel of an image by name. Nothing gives them back: only the faulting children take them, and a
+// child that faulted ends without cleaning up (every call would fail, lesson 10), so its exit takes all.
 struct Setup {
   CUdevice dev = 0;
-  CUcontext primary = nullptr;
+  CUcontext context = nullptr;
   CUlibrary library = nullptr;
-  explicit Setup(const char* image = nullptr) {
+  explicit Setup(const char* image = nullptr, bool created = false, unsigned flags = 0) {
     CU_CHECK(cuInit(0));
     CU_CHECK(cuDeviceGet(&dev, 0));
-    CU_CHECK(cuDevicePrimaryCtxRetain(&primary, dev));
-    CU_CHECK(cuCtxSetCurrent(primary));
+    if (created) {
+      CU_CHECK(wb::createContext(&context, flags, dev));  // current once created
+    } else {
+      CU_CHECK(cuDevicePrimaryCtxRetain(&context, dev));
+      CU_CHECK(cuCtxSetCurrent(context));
+    }
     if (image)
       CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath(image).c_str(), nullptr, nullptr, 0, nullptr,
                                      nullptr, 0));
@@ -93,21 +97,16 @@ void noCpuCoreFile() {
   setrlimit(RLIMIT_CORE, &none);
 }
 
-// Step 1's faulting kernel stays resident after its store (kernels/faults.cu: a warp that exits first
-// may leave the fault unreported and no dump), for at most kStayNs; with lesson 10's write_to, which
-// exits at once, driver 580 reported no fault there. Step 2's child, which skips the abort, faults
-// with write_to: with the resident kernel driver 580 wrote no per-context dump on an H200 in two
-// runs (cause not found), where with write_to it had written one on an H200 before.
+// The faulting kernel stays resident after its store (kernels/faults.cu: a warp that exits first may
+// leave the fault unreported and no dump), for at most kStayNs; with lesson 10's write_to, which
+// exits at once, driver 580 reported no fault in step 1's child.
 constexpr unsigned long long kStayNs = 3'000'000'000ull;
 
-const char* faultingKernel(bool stay) { return stay ? "write_to_and_stay" : "write_to"; }
-
-void fault(const Setup& s, bool stay) {
+void fault(const Setup& s) {
   unsigned long long address = 0x10, stayNs = kStayNs;
   void* args[] = {&address, &stayNs};
-  const std::string kernel = faultingKernel(stay);
-  say(("cuLaunchKernel(" + kernel + ", 0x10)").c_str(),
-      cuLaunchKernel(s.kernel(kernel.c_str()), 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr));
+  say("cuLaunchKernel(write_to_and_stay, 0x10)",
+      cuLaunchKernel(s.kernel("write_to_and_stay"), 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr));
   std::printf("  fault at %lld ns\n", monotonicNs());
   std::fflush(stdout);
 }
@@ -118,7 +117,7 @@ void fault(const Setup& s, bool stay) {
 int childDumpFromEnvironment() {
   noCpuCoreFile();
   Setup s("faults.fatbin");
-  fault(s, true);
+  fault(s);
   say("cuCtxSynchronize", cuCtxSynchronize());
   return wb::kExitOk;
 }
@@ -185,7 +184,9 @@ int childDumpFromApi(const std::string& folder) {
 #endif
   CU_CHECK(setText(true, CU_COREDUMP_FILE, folder + "/global.nvcudmp"));
   (void)setText(true, CU_COREDUMP_PIPE, folder + "/pipe");  // so that a user trigger's pipe would land here
-  Setup s("faults.fatbin");  // the primary context is created here, after the global settings
+  // A context of its own, created after the global settings with the flag made for this:
+  // CU_CTX_COREDUMP_ENABLE, dumps on exception for this context where none are enabled globally.
+  Setup s("faults.fatbin", true, CU_CTX_COREDUMP_ENABLE);
   CU_CHECK(setNumber(false, CU_COREDUMP_ENABLE_ON_EXCEPTION, 1));
   CU_CHECK(setText(false, CU_COREDUMP_FILE, folder + "/context.nvcudmp"));
   say("cuCoredumpSetAttribute(CU_COREDUMP_ENABLE_USER_TRIGGER)",
@@ -208,7 +209,7 @@ int childDumpFromApi(const std::string& folder) {
                 shown(global, CU_COREDUMP_FILE, true).c_str());
   //! [dump-api-read]
   //! [dump-api-fault]
-  fault(s, false);
+  fault(s);
   say("cuCtxSynchronize", cuCtxSynchronize());
   std::printf("  returned at %lld ns\n", monotonicNs());
   return wb::kExitOk;  // the context is lost: no clean-up (lesson 10)
@@ -333,7 +334,7 @@ int childCoredumps() {
   // child that faulted while cuda-gdb read another dump wrote none (the manual: no dump is written
   // while another developer tool works with the application).
   const std::string gdb = findCudaGdb();
-  if (!gdb.empty() && fileBytes(full) > 0) openWithCudaGdb("gdb-env", gdb, full, folder, faultingKernel(true));
+  if (!gdb.empty() && fileBytes(full) > 0) openWithCudaGdb("gdb-env", gdb, full, folder, "write_to_and_stay");
 #if CUDA_VERSION >= 12010
   const wb::ProcessEnd fromApi =
       wb::runProcess({wb::selfPath(), "--child", "dump-api", folder}, {}, kChildSeconds);
@@ -341,7 +342,7 @@ int childCoredumps() {
   std::fflush(stdout);
   report("api", fromApi, apiEnded, folder, {"context.nvcudmp", "global.nvcudmp"});
   if (!gdb.empty() && fileBytes(folder + "/context.nvcudmp") > 0)
-    openWithCudaGdb("gdb-api", gdb, folder + "/context.nvcudmp", folder, faultingKernel(false));
+    openWithCudaGdb("gdb-api", gdb, folder + "/context.nvcudmp", folder, "write_to_and_stay");
 #else
   std::printf("[api] left out: this build's CUDA header (%d) predates the coredump attributes (CUDA 12.1)\n",
               CUDA_VERSION);
