@@ -409,8 +409,21 @@ EXERCISE("pointer-kind", "Tell device, pinned and pageable memory apart from a b
          "CUDA_ERROR_INVALID_VALUE, which means pageable here: do not CU_CHECK it. That the driver knows a pointer "
          "does not make it device memory: pinned host memory belongs to a context too. Ask every time: what an "
          "address is changes when a range is registered or unregistered. Any other error: CU_CHECK it.") {
-  // First: a variant that caches each address's answer is wrong here and nowhere earlier (the cache is
-  // still empty), where a later case could meet a stale answer at an address the allocator reused.
+  // The order matters to the proofs, which count only a variant's first failed case. Pinned memory
+  // first, then registration: a variant that caches each address's answer is wrong in the second case
+  // and nowhere earlier (each address asked once), where after the device-memory cases it can meet a
+  // stale answer at an address the allocator reused.
+  TEST_CASE("R2: cuMemAllocHost and cuMemHostAlloc memory is PinnedHost from any address inside") {
+    Primary ctx;
+    PinnedHost allocHost(1u << 20), hostAlloc(1u << 16, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+    const ex05::MemoryKind atStart = ex05::memoryKind(allocHost.get());
+    const ex05::MemoryKind inside = ex05::memoryKind(allocHost.get() + 4321);
+    const ex05::MemoryKind mapped = ex05::memoryKind(hostAlloc.get() + 100);
+    CHECK_MESSAGE(atStart == ex05::MemoryKind::PinnedHost, "cuMemAllocHost memory is pinned host memory");
+    CHECK(inside == ex05::MemoryKind::PinnedHost);
+    CHECK(mapped == ex05::MemoryKind::PinnedHost);
+  }
+
   TEST_CASE("R3 R4: malloc'd and stack memory is PageableHost; a range is PinnedHost only while registered with cuMemHostRegister") {
     Primary ctx;
     std::vector<unsigned char> heap(1u << 20);
@@ -456,17 +469,6 @@ EXERCISE("pointer-kind", "Tell device, pinned and pageable memory apart from a b
     CHECK_MESSAGE(ofSecondDevice == ex05::MemoryKind::Device, "device 1's memory is device memory too");
     wbt::Pushed in(second.get());
     onSecond.reset();  // freed in its own context, before the context is released
-  }
-
-  TEST_CASE("R2: cuMemAllocHost and cuMemHostAlloc memory is PinnedHost from any address inside") {
-    Primary ctx;
-    PinnedHost allocHost(1u << 20), hostAlloc(1u << 16, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
-    const ex05::MemoryKind atStart = ex05::memoryKind(allocHost.get());
-    const ex05::MemoryKind inside = ex05::memoryKind(allocHost.get() + 4321);
-    const ex05::MemoryKind mapped = ex05::memoryKind(hostAlloc.get() + 100);
-    CHECK_MESSAGE(atStart == ex05::MemoryKind::PinnedHost, "cuMemAllocHost memory is pinned host memory");
-    CHECK(inside == ex05::MemoryKind::PinnedHost);
-    CHECK(mapped == ex05::MemoryKind::PinnedHost);
   }
 
   TEST_CASE("R5: an error other than CUDA_ERROR_INVALID_VALUE is thrown, not taken for pageable memory") {
