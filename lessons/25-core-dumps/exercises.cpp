@@ -57,7 +57,9 @@ void captureGpuCrashes(const std::string& path, bool keepRunning) {
 // memory or non-reloc ELF images", and of CU_COREDUMP_SKIP_ABORT that GPU exceptions "will not
 // raise an abort() in the host CPU process", so the server can report the job's error itself; and
 // that CU_COREDUMP_ENABLE_USER_TRIGGER and CU_COREDUMP_PIPE cannot be set per context: this job
-// needs neither.
+// needs neither. The server also creates each job's context with CU_CTX_COREDUMP_ENABLE (lesson 25,
+// step 2: on driver 580 a context enabled only after its creation wrote no dump in three of four
+// runs); this function sets what the dump holds and where it goes.
 //
 //   R1: If path is empty, it throws std::invalid_argument before any driver call.
 //   R2: It makes context current for the call by pushing it, and pops it again: the caller's
