@@ -14,7 +14,9 @@ namespace ex23 {
 // dev in stream; the host must not wait. Write placeForKernel: read dev's
 // CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, then advise the range and prefetch it. Use
 // wb::memAdvise and wb::memPrefetchAsync (common/compat.hpp), with dev as a
-// CU_MEM_LOCATION_TYPE_DEVICE location and flags 0, so one source builds with CUDA 12 and 13.
+// CU_MEM_LOCATION_TYPE_DEVICE location and flags 0, so one source builds with CUDA 12 and 13. The
+// reference asks it of the stream's device too ("hStream must be associated with a device that has a
+// non-zero value" of the attribute): here the caller's stream belongs to dev, as the check's does.
 //
 //   R1: Where CONCURRENT_MANAGED_ACCESS is 0 the reference allows neither call below: it changes
 //       nothing and returns false.
@@ -85,7 +87,9 @@ Placement placementOf(CUdeviceptr ptr, size_t bytes) {
 // Task: A pipeline's stage is done with its scratch buffers (managed memory) and the next stage, on
 // the processor at to (a device or the host), will write them before it reads them. Moving their old
 // contents would be wasted work. Write handOver. The batch calls refuse the legacy NULL stream, and
-// stream is never it.
+// stream is never it. cuda.h asks more of the machine than of to: "All devices in the system must
+// have a non-zero value for the device attribute CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS
+// otherwise the API will return an error", which R6 turns into a throw.
 //
 //   R1: With CUDA 13.0 or newer, it discards every range and prefetches it to to with one call of
 //       cuMemDiscardAndPrefetchBatchAsync: count is the number of ranges, one location (to) that
