@@ -32,8 +32,7 @@ namespace ex25 {
 // global settings back: dumps on, the file that path, the flags CU_COREDUMP_LIGHTWEIGHT_FLAGS with
 // CU_COREDUMP_SKIP_ABORT exactly when keepRunning; and it verifies that the sizes of
 // CU_COREDUMP_ENABLE_ON_EXCEPTION and CU_COREDUMP_GENERATION_FLAGS were asked with value NULL. It
-// verifies that cuCoredumpSetAttribute (the per-context call) was not called and the current
-// context's own CU_COREDUMP_ENABLE_ON_EXCEPTION and CU_COREDUMP_FILE are what they were. Then it
+// verifies that cuCoredumpSetAttribute (the per-context call) was not called. Then it
 // makes the first, the second and the third cuCoredumpSetAttributeGlobal call fail in turn, and the
 // first and the second cuCoredumpGetAttributeGlobal (the check's ledger fails the call), and
 // verifies that captureGpuCrashes threw each time. It faults no kernel: whether a dump is then

@@ -261,8 +261,6 @@ EXERCISE("crash-capture", "A process set up to leave a lightweight GPU core dump
     if (const std::string why = whyUncheckable(); !why.empty()) throw wbx::Skipped(why);
     Ctx ctx;
     SettingsKept kept;
-    const long long ownEnable = coredumpNumber(false, CU_COREDUMP_ENABLE_ON_EXCEPTION);
-    const std::string ownFile = coredumpFile(false);
     const long perContextBefore = wbx::calls("cuCoredumpSetAttribute");
     const std::string paths[] = {"/tmp/exercise25-a.nvcudmp", "/tmp/exercise25-b.nvcudmp", "/tmp/exercise25-c.nvcudmp"};
     const bool keepRunning[] = {false, true, false};
@@ -282,9 +280,10 @@ EXERCISE("crash-capture", "A process set up to leave a lightweight GPU core dump
       CHECK_MESSAGE(enableSized, "CU_COREDUMP_ENABLE_ON_EXCEPTION's size was not asked (value NULL) before it was set");
       CHECK_MESSAGE(flagsSized, "CU_COREDUMP_GENERATION_FLAGS's size was not asked (value NULL) before it was set");
     }
+    // No per-context call: the ledger says so. What the current context's own settings read after a
+    // global change is driver 580's behaviour (cuda.h promises only that a context takes the global
+    // settings when it is created), so the check does not assert it.
     CHECK(wbx::calls("cuCoredumpSetAttribute") == perContextBefore);
-    CHECK(coredumpNumber(false, CU_COREDUMP_ENABLE_ON_EXCEPTION) == ownEnable);
-    CHECK(coredumpFile(false) == ownFile);
 #else
     throw wbx::Skipped("this build's CUDA header predates CU_COREDUMP_GENERATION_FLAGS (CUDA 12.5)");
 #endif
