@@ -97,29 +97,36 @@ int main(int argc, char** argv) {
     }
   }
   const double top = std::ceil(std::max(maxG, limit) / 10.0) * 10.0;
-  const int W = 760, H = 440, left = 70, right = 190, upper = 40, lower = 60;
-  const double plotW = W - left - right, plotH = H - upper - lower;
+  // Narrow enough to fit a phone's column (about 350 px) with its smallest text still 11 px (the
+  // site shrinks a picture no further): the legend goes below the plot, the title on two lines.
+  const int left = 56, upper = 58, legendTop = 360;
+  const double plotW = 330, plotH = 250;
+  const int W = left + 330 + 30, H = legendTop + 22 * 4 + 50;  // room for the last size label
   const auto x = [&](double b) { return left + plotW * (std::log2(b) - std::log2(minB)) / (std::log2(maxB) - std::log2(minB)); };
   const auto y = [&](double g) { return upper + plotH * (1.0 - g / top); };
 
   std::ofstream out(argv[3]);
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W
+  // Shown 1.3 times its drawing size where there is room: its 13-unit text then reads at about 17 px.
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << std::lround(W * 1.3) << "\" height=\"" << std::lround(H * 1.3) << "\" viewBox=\"0 0 " << W
       << " " << H << "\" font-family=\"sans-serif\" font-size=\"13\">\n";
   out << "<title>Copy bandwidth on " << gpu << "</title>\n";
-  out << "<text x=\"" << left << "\" y=\"22\" font-size=\"15\" font-weight=\"bold\" fill=\"currentColor\">Copy bandwidth on "
-      << gpu << (driver.empty() ? "" : " (driver " + driver + ")") << ", median of 7</text>\n";
+  out << "<text x=\"8\" y=\"20\" font-size=\"15\" font-weight=\"bold\" fill=\"currentColor\">Copy bandwidth, median of 7</text>\n"
+      << "<text x=\"8\" y=\"40\" fill=\"currentColor\">on " << gpu << (driver.empty() ? "" : " (driver " + driver + ")") << "</text>\n";
   for (int i = 0; i <= 5; ++i) {
     const double g = top * i / 5;
     out << "<line x1=\"" << left << "\" x2=\"" << left + plotW << "\" y1=\"" << y(g) << "\" y2=\"" << y(g)
         << "\" stroke=\"currentColor\" stroke-opacity=\"0.15\"/>\n<text x=\"" << left - 8 << "\" y=\"" << y(g) + 4
         << "\" text-anchor=\"end\" fill=\"currentColor\">" << g << "</text>\n";
   }
+  double lastTick = -1e9;
   for (double b = minB; b <= maxB * 1.0001; b *= 4) {
+    if (x(b) - lastTick < 52) continue;  // labels never overlap
+    lastTick = x(b);
     out << "<line x1=\"" << x(b) << "\" x2=\"" << x(b) << "\" y1=\"" << upper << "\" y2=\"" << upper + plotH
         << "\" stroke=\"currentColor\" stroke-opacity=\"0.08\"/>\n<text x=\"" << x(b) << "\" y=\"" << upper + plotH + 18
         << "\" text-anchor=\"middle\" fill=\"currentColor\">" << sizeLabel(b) << "</text>\n";
   }
-  out << "<text x=\"" << left + plotW / 2 << "\" y=\"" << H - 14 << "\" text-anchor=\"middle\" fill=\"currentColor\">"
+  out << "<text x=\"" << left + plotW / 2 << "\" y=\"" << upper + plotH + 40 << "\" text-anchor=\"middle\" fill=\"currentColor\">"
       << "transfer size (log scale)</text>\n";
   out << "<text transform=\"translate(20," << upper + plotH / 2 << ") rotate(-90)\" text-anchor=\"middle\" "
       << "fill=\"currentColor\">GB/s</text>\n";
@@ -127,9 +134,11 @@ int main(int argc, char** argv) {
   std::snprintf(limitText, sizeof limitText, "%.1f", limit);
   if (limit > 0)
     out << "<line x1=\"" << left << "\" x2=\"" << left + plotW << "\" y1=\"" << y(limit) << "\" y2=\"" << y(limit)
-        << "\" stroke=\"currentColor\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n<text x=\"" << left + 6
-        << "\" y=\"" << y(limit) - 6 << "\" fill=\"currentColor\">the link: " << limitLabel << ", " << limitText
-        << " GB/s per direction</text>\n";
+        << "\" stroke=\"currentColor\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n"
+        << "<line x1=\"8\" x2=\"42\" y1=\"" << legendTop + 22 * 4 - 4 << "\" y2=\"" << legendTop + 22 * 4 - 4
+        << "\" stroke=\"currentColor\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n<text x=\"50\" y=\"" << legendTop + 22 * 4
+        << "\" fill=\"currentColor\">the link: " << limitLabel << ",</text>\n<text x=\"50\" y=\"" << legendTop + 22 * 4 + 20
+        << "\" fill=\"currentColor\">" << limitText << " GB/s per direction</text>\n";
   // Pinned blue, pageable orange; to the device solid with circles, back dashed with squares. The
   // solid lines are drawn wider underneath, so a dashed line on top of one stays visible.
   struct Style { const char* color; bool dashed; };
@@ -158,10 +167,10 @@ int main(int argc, char** argv) {
       else
         out << "<circle cx=\"" << x(p.bytes) << "\" cy=\"" << y(p.gbps) << "\" r=\"4\" fill=\"" << st.color << "\"/>\n";
     }
-    const double ly = upper + 20 + 24 * row++;
-    out << "<line x1=\"" << W - right + 16 << "\" x2=\"" << W - right + 50 << "\" y1=\"" << ly << "\" y2=\"" << ly
+    const double ly = legendTop + 22 * row++ - 4;
+    out << "<line x1=\"8\" x2=\"42\" y1=\"" << ly << "\" y2=\"" << ly
         << "\" stroke=\"" << st.color << "\" stroke-width=\"" << width << "\"" << dash << "/>\n"
-        << "<text x=\"" << W - right + 58 << "\" y=\"" << ly + 4 << "\" fill=\"currentColor\">" << name << "</text>\n";
+        << "<text x=\"50\" y=\"" << ly + 4 << "\" fill=\"currentColor\">" << name << "</text>\n";
   }
   out << "</svg>\n";
   return out ? 0 : 1;

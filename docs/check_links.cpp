@@ -10,11 +10,14 @@
 // literal HTML tag (&lt;tt&gt;, the mark of a code span Doxygen did not convert) and no stray
 // backtick in a page's text outside code; every picture the build drew and a page inlined
 // (<svg class="diagram">) carries its size rule (its natural width, and the width below which it
-// scrolls instead of shrinking); and every "FAIL" line generate-pages wrote to its findings file
-// (the cheat sheet naming a call the course does not make, an error without notes). "NOTE" lines
-// are shown without failing.
+// scrolls instead of shrinking); no line of program output (<pre class="fragment output">) wider
+// than <columns>, what a box shows at 1280 px, so none hides its end behind a sideways scroll; and
+// every "FAIL" line generate-pages wrote to its findings file (the cheat sheet naming a call the
+// course does not make, an error without notes, a page over its reading time). "NOTE" lines are
+// shown without failing.
 //
-//   check-links --lint <site/html> <lint-findings.txt>
+//   check-links --lint <site/html> <lint-findings.txt> <columns>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +25,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -77,8 +81,25 @@ std::string readableText(const std::string& html) {
   return out;
 }
 
-int lint(const fs::path& root, const fs::path& findings) {
-  size_t pages = 0, failures = 0, diagrams = 0;
+// The lines of a page's program-output boxes wider than `columns`, as a reader sees them: tags
+// dropped, an entity one character, one column per UTF-8 code point.
+std::vector<std::string> tooWideOutput(const std::string& html, size_t columns) {
+  static const std::regex box(R"re(<pre class="fragment output">([\s\S]*?)</pre>)re");
+  static const std::regex tag(R"(<[^>]*>)"), entity(R"(&[#A-Za-z0-9]+;)");
+  std::vector<std::string> out;
+  for (std::sregex_iterator it(html.begin(), html.end(), box), end; it != end; ++it) {
+    std::stringstream text(std::regex_replace(std::regex_replace((*it)[1].str(), tag, ""), entity, "&"));
+    for (std::string line; std::getline(text, line);) {
+      const auto width = static_cast<size_t>(
+          std::count_if(line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+      if (width > columns) out.push_back(std::to_string(width) + " characters: " + line.substr(0, 80) + "...");
+    }
+  }
+  return out;
+}
+
+int lint(const fs::path& root, const fs::path& findings, size_t columns) {
+  size_t pages = 0, failures = 0, diagrams = 0, outputs = 0;
   static const std::regex literalTag(R"(&lt;/?(tt|code|b|i|em|strong|a|br|p|span|div|sup|sub|ul|li)(\s|&gt;|/))");
   static const std::regex diagram(R"re(<svg class="diagram"[^>]*>)re");
   static const std::regex sizeRule(R"re(data-natural-width="[0-9]+" style="width:[0-9]+px;min-width:[0-9]+px")re");
@@ -98,6 +119,13 @@ int lint(const fs::path& root, const fs::path& findings) {
       std::printf("%s: a stray backtick in the text: ...%s...\n", where.c_str(), around(text, at).c_str());
       ++failures;
     }
+    for (const auto& wide : tooWideOutput(html, columns)) {
+      std::printf("%s: an output line wider than its box (%zu characters at 1280 px), its end hidden: %s\n", where.c_str(),
+                  columns, wide.c_str());
+      ++failures;
+    }
+    for (size_t at = html.find("<pre class=\"fragment output\">"); at != std::string::npos; at = html.find("<pre class=\"fragment output\">", at + 1))
+      ++outputs;
     for (std::sregex_iterator it(html.begin(), html.end(), diagram), end; it != end; ++it) {
       ++diagrams;
       if (!std::regex_search(it->str(), sizeRule)) {
@@ -121,16 +149,17 @@ int lint(const fs::path& root, const fs::path& findings) {
       ++notes;
     }
   }
-  std::printf("%zu pages and %zu inlined pictures read, %zu problems, %zu notes\n", pages, diagrams, failures, notes);
-  return failures == 0 && pages > 0 ? 0 : 1;
+  std::printf("%zu pages, %zu output boxes and %zu inlined pictures read, %zu problems, %zu notes\n", pages, outputs, diagrams,
+              failures, notes);
+  return failures == 0 && pages > 0 && outputs > 0 ? 0 : 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::string(argv[1]) == "--lint") return lint(fs::weakly_canonical(argv[2]), argv[3]);
+  if (argc == 5 && std::string(argv[1]) == "--lint") return lint(fs::weakly_canonical(argv[2]), argv[3], std::stoul(argv[4]));
   if (argc != 2 && argc != 3) {
-    std::fprintf(stderr, "usage: check-links <site/html> [<pictures folder>]\n       check-links --lint <site/html> <lint-findings.txt>\n");
+    std::fprintf(stderr, "usage: check-links <site/html> [<pictures folder>]\n       check-links --lint <site/html> <lint-findings.txt> <columns>\n");
     return 2;
   }
   const fs::path root = fs::weakly_canonical(argv[1]);

@@ -1,6 +1,6 @@
 // generate-pages: writes every page Doxygen reads, so nothing on the site is a hand-kept copy.
 //
-//   generate-pages <repo> <out dir> <images dir> <manifest.tsv> <needs.tsv>
+//   generate-pages <repo> <out dir> <images dir> <manifest.tsv> <needs.tsv> <output columns>
 //
 // The manifest has one lesson a line: folder, title, what its assertions prove, the lessons it
 // needs (comma-separated numbers), its multi-device suites (comma-separated), its program's name, its
@@ -26,6 +26,7 @@
 //                   as @DIAGRAM f@ when docs/output/f.csv exists (the build draws f.svg from it),
 //                   otherwise one line saying that it has not been recorded yet
 //   - @ASSERTIONS@  the suites and cases of tests/lessonNN_name.cpp, each with an anchor
+//   - "## What you now know", the last section, holds 3 to 6 "- " lines: a summary box at the end
 // and lessonNN_source.md holds the whole program and test file. Beside them: mainpage.md (with the
 // course map), api.md (every Driver API call the course makes, by area: what it does, where, and
 // which assertions use it), cheatsheet.md (each call beside the runtime's and the Python packages'
@@ -35,9 +36,17 @@
 // quotes in prose become typographic ones: Doxygen leaves markdown inside "..." unconverted.
 // lint-findings.txt lists for docs.lint what the data files and the course disagree on.
 //
+// lessons/NN-name/deeper.md, where a lesson has one, becomes its optional "Going deeper" page
+// (lessonNN_deeper): the same syntax, placeholders and checks (a step's @OUTPUT n@ may be on either
+// page), linked from the lesson's facts and from a box before its summary, its reading time shown
+// apart from the lesson's. docs.lint fails a lesson page over 25 minutes, and the lesson pages
+// together over 520. Program output is wrapped to <output columns>, the characters an output box
+// shows at 1280 px: a longer line continues on the next row after a "↪", so no line hides its end.
+//
 // It fails, naming the file, when a page and the program's output disagree: a step the page has
 // and the output lacks or the other way round, a title that differs, an absolute path of the
-// recording machine in an output, a placeholder it does not know.
+// recording machine in an output, a placeholder it does not know, a lesson whose "What you now
+// know" is missing or not 3 to 6 lines.
 #include "exercise_file.hpp"  // tests/exercises/: the exercises as the learner's file and the checks state them
 #include "needs.hpp"          // common/: lessons/needs.tsv, what each lesson needs
 
@@ -329,6 +338,7 @@ struct Recorded {
   std::map<int, std::string> titles;                    // step -> title
   std::map<int, std::vector<std::string>> steps;        // step -> its lines
   std::vector<std::string> before;                      // lines before the first step mark
+  std::vector<std::string> file;                        // the file as it is, for the whole run
 };
 
 Recorded readRecorded(const fs::path& file) {
@@ -336,6 +346,7 @@ Recorded readRecorded(const fs::path& file) {
   if (!fs::exists(file)) return r;
   r.exists = true;
   const auto ls = lines(read(file));
+  r.file = ls;
   static const std::regex mark(R"(^=== ([0-9]+)\. (.*)$)");
   int current = 0;
   for (size_t i = 0; i < ls.size(); ++i) {
@@ -366,10 +377,52 @@ Recorded readRecorded(const fs::path& file) {
   return r;
 }
 
+// How many characters of program output an output box shows at 1280 px without scrolling: set by
+// docs/CMakeLists.txt (WORKBOOK_OUTPUT_COLUMNS), which says how it was measured. docs.lint holds
+// the pages to the same number.
+size_t outputColumns = 110;
+
+size_t columnsOf(const std::string& s) {  // UTF-8: one column per code point ("µs", "→")
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// A recorded line wider than the box, as rows that fit: broken at the last space that fits (at a
+// column only where a word is longer than a row), each continuation under the line's indentation
+// after a "↪ ", so the end of the line (often its verdict) is in view and the break is visible.
+std::vector<std::string> wrapLine(const std::string& line, size_t width) {
+  std::vector<std::string> rows;
+  const size_t indent = std::min(line.find_first_not_of(' ') == std::string::npos ? 0 : line.find_first_not_of(' '), width / 3);
+  const std::string mark = std::string(indent, ' ') + "\u21aa ";
+  std::string rest = line;
+  while (columnsOf(rest) > width - (rows.empty() ? 0 : columnsOf(mark))) {
+    const size_t room = width - (rows.empty() ? 0 : columnsOf(mark));
+    size_t cut = 0;  // the byte offset just past `room` code points
+    for (size_t cols = 0; cut < rest.size() && cols < room; ++cols)
+      for (++cut; cut < rest.size() && (static_cast<unsigned char>(rest[cut]) & 0xC0) == 0x80;) ++cut;
+    const size_t space = rest.rfind(' ', cut);
+    const bool atSpace = space != std::string::npos && space > rest.find_first_not_of(' ') && space > cut / 3;
+    rows.push_back((rows.empty() ? "" : mark) + rest.substr(0, atSpace ? space : cut));
+    rest = rest.substr(atSpace ? space + 1 : cut);
+  }
+  rows.push_back((rows.empty() ? "" : mark) + rest);
+  return rows;
+}
+
+// Program output as a box of whole lines (class "output": docs.lint measures these boxes).
+std::string outputBox(const std::vector<std::string>& body) {
+  std::string out = "\\htmlonly\n<pre class=\"fragment output\">";
+  for (const auto& l : body)
+    for (const auto& row : wrapLine(l, outputColumns)) {
+      const size_t mark = row.find("\u21aa ");
+      const bool continued = mark != std::string::npos && row.find_first_not_of(' ') == mark;
+      out += continued ? html(row.substr(0, mark)) + "<span class=\"wrap-mark\">\u21aa </span>" + html(row.substr(mark + 4)) : html(row);
+      out += "\n";
+    }
+  return out + "</pre>\n\\endhtmlonly\n";
+}
+
 std::string outputBlock(const std::vector<std::string>& body) {
-  std::string out = "<div class=\"output-label\">What the program printed</div>\n\\verbatim\n";
-  for (const auto& l : body) out += l + "\n";
-  return out + "\\endverbatim\n";
+  return "<div class=\"output-label\">What the program printed</div>\n" + outputBox(body);
 }
 
 // Lines "  <operation>   stack (bottom .. top): [A B]" become a row of stacks, bottom to top,
@@ -450,10 +503,10 @@ std::string inlineSvg(const fs::path& file, const std::string& where) {
   const std::string name = file.stem().string();
   std::string box = "\\htmlonly\n<div class=\"diagram-box\" id=\"picture_" + name + "\">" + svg + "</div>\n";
   const std::string full = "<a href=\"" + file.filename().string() + "\">open it alone at full size</a>";
-  if (minimum > 900)  // wider than the text column even at 1280 px
+  if (minimum > 990)  // wider than the text column even at 1280 px (998 px, measured in Chromium)
     box += "<p class=\"diagram-full\">Wider than the page: scroll it sideways, or " + full + ".</p>\n";
-  else if (natural > 480)  // wider than a phone's column
-    box += "<p class=\"diagram-full\">On a narrow screen, scroll it sideways or " + full + ".</p>\n";
+  else if (minimum > 350)  // wider than a phone's column: said only where the screen is narrow (course.css)
+    box += "<p class=\"diagram-full narrow-only\">On a narrow screen, scroll it sideways or " + full + ".</p>\n";
   return box + "\\endhtmlonly\n";
 }
 
@@ -566,6 +619,24 @@ std::string learnLinks(const std::string& learn, const std::string& ownLesson) {
   return out;
 }
 
+// An exercise's signature as a code block, one parameter a line under the first when it is wider
+// than a box shows at 1280 px.
+std::string signatureBlock(const std::string& signature) {
+  const size_t open = signature.find('(');
+  if (columnsOf(signature) <= outputColumns || open == std::string::npos) return "    " + signature + "\n";
+  std::string out = "    " + signature.substr(0, open + 1);
+  size_t depth = 0, from = open + 1;
+  for (size_t i = from; i < signature.size(); ++i) {  // break after each top-level comma
+    depth += signature[i] == '(' || signature[i] == '<';
+    depth -= depth && (signature[i] == ')' || signature[i] == '>');
+    if (signature[i] == ',' && depth == 0) {
+      out += trim(signature.substr(from, i + 1 - from)) + "\n    " + std::string(open + 1, ' ');
+      from = i + 1;
+    }
+  }
+  return out + trim(signature.substr(from)) + "\n";
+}
+
 // The page's Exercises section, from the learner's file (task, check, where it is taught, the
 // signature) and the check file (the hint), so the page says exactly what the files say.
 std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<std::string>& problems) {
@@ -582,18 +653,15 @@ std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<
   for (const auto& f : found) problems.push_back(l.folder + ": " + f);
   std::string md =
       "Each exercise is one function in `" + learnerFile + "`, whose body starts as `wb::notDone();`. Write it "
-      "there (nothing else needs to change), then check it on the GPU:\n\n"
+      "there, then check it on the GPU:\n\n"
       "    cmake --build build --target exercises-" + l.nn + "\n\n"
-      "That rebuilds what you changed and runs the checks of this lesson's exercises. A check that passes says "
-      "`done`; one not started says `not done` and prints its hint; a wrong answer says `FAILED` with the assertion "
-      "that failed; one this machine cannot run says `skipped` and why. It ends with the progress table of every "
-      "lesson (`--target exercises` checks them all). The reference solutions are in `tests/exercises/" + l.folder +
-      "/solution/`, one file per exercise, and beside them, in `wrong/`, the mistakes each check is proven to "
-      "catch: look only once yours passes.\n\n";
+      "Each check says `done`, `not done` (with its hint), `FAILED` (the assertion, and the requirements its case "
+      "verifies) or `skipped` (and why), then your progress table. The solutions are in `tests/exercises/" + l.folder +
+      "/solution/`, and the mistakes each check is proven to catch in `wrong/`: look once yours passes.\n\n";
   for (const auto& t : tasks) {
     const auto c = checks.find(t.name);
     md += "### " + std::to_string(t.number) + ". " + t.title + " {#" + l.page() + "_exercise_" + slugOf(t.name) + "}\n\n";
-    md += "    " + t.signature + "\n\n";
+    md += signatureBlock(t.signature) + "\n";
     md += "**Task.** " + t.task + "\n\n";
     // The requirements, numbered as the file numbers them: each checked one is verified by a case of
     // the check and broken by one of the wrong variants (the proofs hold both); the rest say why not.
@@ -608,7 +676,12 @@ std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<
     // "exercise05.bounded-upload uploads ..." reads on as "The check (`exercise05.bounded-upload`) uploads ...".
     const std::string id = "exercise" + l.nn + "." + t.name;
     const bool named = t.check.rfind(id + " ", 0) == 0;
+    // Folded: what the check runs is there for the reader who wants it, after the requirements that
+    // say what it verifies.
+    md += "\\htmlonly<details class=\"check\"><summary>The check (<code>" + id +
+          "</code>): what it runs</summary>\\endhtmlonly\n\n";
     md += "**The check** (`" + id + "`)" + (named ? t.check.substr(id.size()) : ": " + t.check) + "\n\n";
+    md += "\\htmlonly</details>\\endhtmlonly\n\n";
     md += "**Learn it in:** " + learnLinks(t.learn, l.nn) + "\n\n";
     if (c != checks.end())
       md += "\\htmlonly<details class=\"hint\"><summary>Hint</summary>\\endhtmlonly\n\n" + c->second.hint +
@@ -673,9 +746,11 @@ void indexSections(const std::string& md, const std::string& pageTitle, const st
   static const std::regex heading(R"(^##\s+(.*?)\s*\{#([A-Za-z0-9_]+)\}\s*$)");
   std::string title = pageTitle, anchor, body;
   const auto flush = [&] {
+    // A table's header row ("Claim Verdict Settled by") makes a poor excerpt: the search leaves it out.
+    static const std::regex tableHead(R"((^|\n)\|[^\n]*\n\|[ :|-]+\|[^\n]*)");
     if (!trim(body).empty())
       searchEntries.push_back({title == pageTitle ? pageTitle : pageTitle + " › " + title,
-                               url + (anchor.empty() ? "" : "#" + anchor), "", plainText(body)});
+                               url + (anchor.empty() ? "" : "#" + anchor), "", plainText(std::regex_replace(body, tableHead, "\n"))});
     body.clear();
   };
   for (const auto& l : lines(md)) {
@@ -742,8 +817,15 @@ std::string nav(const std::vector<Lesson>& all, size_t i) {
   return n + "</div>";
 }
 
+// What a first reading reads: the page without its folded blocks (an exercise's hint and its check's
+// description, the whole recorded run), which stay closed until the reader opens them.
+std::string unfolded(const std::string& text) {
+  static const std::regex folded(R"(\\htmlonly<details[\s\S]*?</details>\\endhtmlonly)");
+  return std::regex_replace(text, folded, " ");
+}
+
 size_t words(const std::string& text) {
-  std::stringstream ss(plainText(text));
+  std::stringstream ss(plainText(unfolded(text)));
   return static_cast<size_t>(std::distance(std::istream_iterator<std::string>(ss), std::istream_iterator<std::string>()));
 }
 
@@ -804,158 +886,45 @@ std::string elsewhereBox(const std::set<std::string>& calls) {
                "cheat sheet</a>.</p></details>\n\\endhtmlonly\n";
 }
 
-void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& images, const std::vector<Lesson>& all,
-                size_t index, std::map<std::string, std::set<std::string>>& quotedSnippets) {
-  const Lesson& l = all[index];
-  const fs::path src = repo / "lessons" / l.folder / "lesson.md";
-  const std::string where = src.string();
-  const Recorded rec = readRecorded(repo / "docs" / "output" / (l.page() + ".txt"));
-  const auto cases = readTests(repo / l.testFile(), l.nn);
-  const auto snippets = readSnippets(repo / "lessons" / l.folder / "main.cpp");
+// Which page each anchor is on: a step, a quoted snippet or the assertions may sit on a lesson's
+// optional "Going deeper" page (lessonNN_deeper), and the API index and the error atlas link there.
+std::map<std::string, std::string> pageOf;
+std::string hrefTo(const std::string& anchor, const std::string& fallbackPage) {
+  const auto it = pageOf.find(anchor);
+  return (it != pageOf.end() ? it->second : fallbackPage) + ".html#" + anchor;
+}
 
-  std::vector<std::string> ls = lines(read(src));
-  if (ls.empty() || ls[0].find("{#" + l.page() + "}") == std::string::npos)
-    problems.push_back(where + ": the first line must be the title with {#" + l.page() + "}");
+// The site's reading estimate, the same for every page: prose words / 200 + quoted code lines / 40.
+size_t readingMinutes(size_t proseWords, size_t codeLines) {
+  return std::max<size_t>(1, static_cast<size_t>(std::ceil(proseWords / 200.0 + codeLines / 40.0)));
+}
+constexpr size_t kLessonMinutes = 25;   // a lesson page is read in one sitting (issue 36)
+constexpr size_t kCourseMinutes = 520;  // every lesson page together
+size_t courseMinutes = 0, deeperMinutes = 0;
+std::map<std::string, std::string> readingTime;  // lesson number -> "19 min", "21 min + 16 optional", for the course map
 
-  // "## You will learn" goes into the facts at the top.
-  std::string learn;
-  std::vector<std::string> body;
-  for (size_t i = 1; i < ls.size(); ++i) {
-    if (trim(ls[i]) == "## You will learn") {
-      for (++i; i < ls.size() && ls[i].rfind("## ", 0) != 0; ++i) learn += ls[i] + "\n";
-      --i;
-      body.push_back("@@FACTS@@");
-      continue;
+// "## What you now know" closes every lesson.md: 3 to 6 "- " lines, shown as a box at the page's end.
+std::string nowKnowBox(const std::vector<std::string>& section, const Lesson& l, const std::vector<Lesson>& all,
+                       const std::string& where) {
+  std::string items;
+  size_t count = 0;
+  for (const auto& line : section) {
+    if (line.rfind("- ", 0) == 0) {
+      ++count;
+    } else if (!trim(line).empty() && line.rfind("  ", 0) != 0) {
+      problems.push_back(where + ": \"## What you now know\" holds only \"- \" lines, not: " + line);
     }
-    body.push_back(ls[i]);
+    items += line + "\n";
   }
-  if (trim(learn).empty()) problems.push_back(where + ": no \"## You will learn\" list");
+  if (count < 3 || count > 6)
+    problems.push_back(where + ": \"## What you now know\" has " + std::to_string(count) + " lines; it needs 3 to 6");
+  return "## What you now know {#" + l.page() + "_what_you_now_know}\n\n\\htmlonly\n<div class=\"now-know\">\n" +
+         blockHtml(items, all) + "</div>\n\\endhtmlonly\n";
+}
 
-  static const std::regex step(R"(^## ([0-9]+)\. (.*?)\s*$)");
-  static const std::regex other(R"(^## (.*?)\s*$)");
-  static const std::regex placeholder(R"(@([A-Z]+)(?: ([A-Za-z0-9_.-]+))?@)");
-  static const std::regex snippetLine(R"(^\\snippet (\S+) (\S+)\s*$)");
-  std::set<int> stepsOnPage, stepsPlaced;
-  std::string text;
-  size_t codeLines = 0;
-  // The page's sections, for the step list at the top: (anchor, title, step number or 0).
-  std::vector<std::tuple<std::string, std::string, int>> sections;
-  int currentStep = 0;
-  std::string currentTitle;
-  std::set<std::string> stepCalls;  // the Driver API calls the current step's snippets make
-  std::map<std::string, std::map<std::string, Snippet>> otherSnippets;
-  const auto endOfSection = [&] {
-    if (currentStep) text += elsewhereBox(stepCalls);
-    stepCalls.clear();
-  };
-  static const std::regex anchored(R"(^## (.*?)\s*\{#([A-Za-z0-9_]+)\}\s*$)");
-  for (const auto& line : body) {
-    std::smatch m;
-    if (line.rfind("## ", 0) == 0) endOfSection();
-    if (std::regex_match(line, m, step)) {
-      const int n = std::stoi(m[1]);
-      stepsOnPage.insert(n);
-      currentStep = n;
-      currentTitle = m[2];
-      sections.emplace_back(l.page() + "_step" + std::to_string(n), std::string(m[2]), n);
-      if (rec.exists && rec.titles.count(n) && rec.titles.at(n) != std::string(m[2]))
-        problems.push_back(where + ": step " + std::to_string(n) + " is \"" + std::string(m[2]) +
-                           "\" on the page but \"" + rec.titles.at(n) + "\" in what the program printed");
-      text += "## " + std::to_string(n) + ". " + std::string(m[2]) + " {#" + l.page() + "_step" + std::to_string(n) +
-              "}\n";
-      continue;
-    }
-    if (std::regex_match(line, m, other) && line.find("{#") == std::string::npos) {
-      text += line + " {#" + l.page() + "_" + slugOf(m[1], 40) + "}\n";
-      sections.emplace_back(l.page() + "_" + slugOf(m[1], 40), std::string(m[1]), 0);
-      currentStep = 0;
-      continue;
-    }
-    if (std::regex_match(line, m, anchored)) {
-      sections.emplace_back(std::string(m[2]), std::string(m[1]), 0);
-      currentStep = 0;
-    }
-    if (std::regex_match(line, m, snippetLine)) {
-      const std::string file = m[1], name = m[2];
-      text += "\\anchor " + l.page() + "_snippet_" + slugOf(name) + "\n" + line + "\n";
-      quotedSnippets[file].insert(name);
-      if (file == "lessons/" + l.folder + "/main.cpp" && snippets.count(name))
-        codeLines += lines(snippets.at(name).body).size();
-      if (!otherSnippets.count(file)) otherSnippets[file] = readSnippets(repo / file);
-      if (otherSnippets[file].count(name))
-        for (const auto& c : callsIn(otherSnippets[file].at(name).body)) stepCalls.insert(c);
-      snippetPlaces[l.page() + "_snippet_" + slugOf(name)] =
-          "Lesson " + l.nn + (currentStep ? ", step " + std::to_string(currentStep) + ": " + currentTitle : "");
-      continue;
-    }
-    if (line == "@@FACTS@@") {
-      text += line + "\n";
-      continue;
-    }
-    std::string rest = line, expanded;
-    for (std::smatch p; std::regex_search(rest, p, placeholder); rest = p.suffix()) {
-      expanded += p.prefix();
-      const std::string kind = p[1], arg = p[2];
-      if (kind == "OUTPUT" && arg.empty()) {
-        expanded += rec.exists ? "\\htmlonly<details class=\"whole-run\"><summary>The whole run, as recorded</summary>"
-                                 "\\endhtmlonly\n\\verbinclude " + l.page() + ".txt\n\\htmlonly</details>\\endhtmlonly\n"
-                               : "No recorded output yet: run `cmake --build build --target record-outputs` on a GPU "
-                                 "machine and commit docs/output/.\n";
-      } else if (kind == "OUTPUT" || kind == "STACKS") {
-        const int n = std::stoi(arg);
-        stepsPlaced.insert(n);
-        if (!rec.exists) {
-          expanded += "(No recorded output yet.)\n";
-        } else if (!rec.steps.count(n)) {
-          problems.push_back(where + ": @" + kind + " " + arg + "@ but the program printed no step " + arg);
-        } else {
-          expanded += kind == "OUTPUT" ? outputBlock(rec.steps.at(n)) : stackDiagram(rec.steps.at(n), where);
-          static const std::regex error(R"(\bCUDA_ERROR_[A-Z0-9_]+)");
-          std::set<std::string> seen;
-          for (const auto& o : rec.steps.at(n))
-            for (std::sregex_iterator e(o.begin(), o.end(), error), end; e != end; ++e)
-              if (seen.insert(e->str()).second)
-                errorsShown[e->str()].push_back({l.nn, l.page() + ".html#" + l.page() + "_step" + std::to_string(n),
-                                                 "Lesson " + l.nn + ", step " + std::to_string(n) + ": " + rec.titles.at(n),
-                                                 trim(o)});
-        }
-      } else if (kind == "DIAGRAM") {
-        expanded += inlineSvg(images / (arg + ".svg"), where);
-      } else if (kind == "FIGURE") {
-        if (fs::exists(repo / "docs" / "output" / (arg + ".csv")))
-          expanded += inlineSvg(images / (arg + ".svg"), where);
-        else
-          expanded += "*The figure has not been recorded yet:* there is no `docs/output/" + arg +
-                      ".csv`. The run that writes it needs what this step needs (see above); "
-                      "`cmake --build build --target record-outputs` on such a machine records it.\n";
-      } else if (kind == "ASSERTIONS") {
-        expanded += assertionList(cases, l);
-      } else if (kind == "EXERCISES") {
-        expanded += exercisesSection(repo, l, problems);
-      } else {
-        problems.push_back(where + ": unknown placeholder " + std::string(p[0]));
-      }
-    }
-    text += expanded + rest + "\n";
-  }
-  endOfSection();
-  if (rec.exists)
-    for (const auto& [n, title] : rec.titles)
-      if (!stepsPlaced.count(n))
-        problems.push_back(where + ": the program printed step " + std::to_string(n) + " (" + title +
-                           ") but the page places no @OUTPUT " + std::to_string(n) + "@");
-  for (int n : stepsOnPage)
-    if (rec.exists && !rec.titles.count(n))
-      problems.push_back(where + ": step " + std::to_string(n) + " is on the page but the program printed no such step");
-  if (text.find("@ASSERTIONS@") != std::string::npos || text.find("Generated from `tests/") == std::string::npos)
-    problems.push_back(where + ": @ASSERTIONS@ is missing (the list of assertions goes there)");
-
-  // The facts every lesson opens with, after its introduction: one box of plain HTML (Doxygen
-  // would split a markdown <div> at every paragraph).
-  const size_t proseWords = words(text);
-  const size_t minutes = std::max<size_t>(1, static_cast<size_t>(std::ceil(proseWords / 200.0 + codeLines / 40.0)));
-  std::string facts = "\\htmlonly\n<div class=\"lesson-facts\">\n<p class=\"lesson-title\">" + inlineHtml(l.title, all) + "</p>\n";
-  // The step list: every "## N. Title" with its anchor, then the page's other sections.
+// The list of a page's steps (each with its anchor) and its other sections, as the facts box shows it.
+using Sections = std::vector<std::tuple<std::string, std::string, int>>;  // (anchor, title, step number or 0)
+std::string stepListHtml(const Sections& sections, const std::vector<Lesson>& all, const std::string& more) {
   std::string stepItems, otherItems;
   for (const auto& [anchor, title, n] : sections) {
     if (n)
@@ -963,9 +932,226 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
     else
       otherItems += std::string(otherItems.empty() ? "" : " · ") + "<a href=\"#" + anchor + "\">" + inlineHtml(title, all) + "</a>";
   }
-  if (!stepItems.empty())
-    facts += "<nav class=\"step-list\" aria-label=\"The steps of this lesson\"><p><b>Steps</b></p>\n<ol>\n" + stepItems +
-             "</ol>\n" + (otherItems.empty() ? "" : "<p class=\"step-more\">Also on this page: " + otherItems + "</p>\n") + "</nav>\n";
+  std::string out = "<nav class=\"step-list\" aria-label=\"The steps of this page\">";
+  if (!stepItems.empty()) out += "<p><b>Steps</b></p>\n<ol>\n" + stepItems + "</ol>\n";
+  if (!otherItems.empty()) out += "<p class=\"step-more\">Also on this page: " + otherItems + "</p>\n";
+  return out + more + "</nav>\n";
+}
+
+void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& images, const std::vector<Lesson>& all,
+                size_t index, std::map<std::string, std::set<std::string>>& quotedSnippets) {
+  const Lesson& l = all[index];
+  const fs::path src = repo / "lessons" / l.folder / "lesson.md";
+  const fs::path deeperSrc = repo / "lessons" / l.folder / "deeper.md";  // optional: the "Going deeper" page
+  const std::string deeperPage = l.page() + "_deeper";
+  const Recorded rec = readRecorded(repo / "docs" / "output" / (l.page() + ".txt"));
+  const auto cases = readTests(repo / l.testFile(), l.nn);
+  const auto snippets = readSnippets(repo / "lessons" / l.folder / "main.cpp");
+
+  std::vector<std::string> ls = lines(read(src));
+  if (ls.empty() || ls[0].find("{#" + l.page() + "}") == std::string::npos)
+    problems.push_back(src.string() + ": the first line must be the title with {#" + l.page() + "}");
+
+  // "## You will learn" goes into the facts at the top, "## What you now know" (the last section)
+  // into a box at the end.
+  std::string learn;
+  std::vector<std::string> body, nowKnow;
+  bool nowKnowFound = false;
+  for (size_t i = 1; i < ls.size(); ++i) {
+    if (trim(ls[i]) == "## You will learn") {
+      for (++i; i < ls.size() && ls[i].rfind("## ", 0) != 0; ++i) learn += ls[i] + "\n";
+      --i;
+      body.push_back("@@FACTS@@");
+      continue;
+    }
+    if (trim(ls[i]) == "## What you now know") {
+      nowKnowFound = true;
+      for (++i; i < ls.size() && ls[i].rfind("## ", 0) != 0; ++i) nowKnow.push_back(ls[i]);
+      if (i < ls.size()) problems.push_back(src.string() + ": \"## What you now know\" must be the last section, not before \"" + ls[i] + "\"");
+      --i;
+      continue;
+    }
+    body.push_back(ls[i]);
+  }
+  if (trim(learn).empty()) problems.push_back(src.string() + ": no \"## You will learn\" list");
+  if (!nowKnowFound) problems.push_back(src.string() + ": no \"## What you now know\" section (3 to 6 \"- \" lines) at its end");
+
+  static const std::regex step(R"(^## ([0-9]+)\. (.*?)\s*$)");
+  static const std::regex other(R"(^## (.*?)\s*$)");
+  static const std::regex placeholder(R"(@([A-Z]+)(?: ([A-Za-z0-9_.-]+))?@)");
+  static const std::regex snippetLine(R"(^\\snippet (\S+) (\S+)\s*$)");
+  static const std::regex anchored(R"(^## (.*?)\s*\{#([A-Za-z0-9_]+)\}\s*$)");
+  std::set<int> stepsPlaced;  // the steps whose @OUTPUT n@ (or @STACKS n@) is on either page
+  struct Rendered {
+    std::string text;
+    size_t codeLines = 0;
+    Sections sections;  // for the step list at the top
+  };
+  // One page's markdown, lesson.md or deeper.md, with the same placeholders and the same checks.
+  const auto render = [&](const std::vector<std::string>& source, const std::string& where, const std::string& pageId) {
+    Rendered r;
+    int currentStep = 0;
+    std::string currentTitle;
+    std::set<std::string> stepCalls;  // the Driver API calls the current step's snippets make
+    std::map<std::string, std::map<std::string, Snippet>> otherSnippets;
+    const auto endOfSection = [&] {
+      if (currentStep) r.text += elsewhereBox(stepCalls);
+      stepCalls.clear();
+    };
+    const auto section = [&](const std::string& anchor, const std::string& title, int n) {
+      if (!pageOf.emplace(anchor, pageId).second)
+        problems.push_back(where + ": the section \"" + title + "\" has the anchor " + anchor + ", which " +
+                           pageOf.at(anchor) + " already has");
+      r.sections.emplace_back(anchor, title, n);
+    };
+    for (const auto& line : source) {
+      std::smatch m;
+      if (line.rfind("## ", 0) == 0) endOfSection();
+      if (std::regex_match(line, m, step)) {
+        const int n = std::stoi(m[1]);
+        currentStep = n;
+        currentTitle = m[2];
+        section(l.page() + "_step" + std::to_string(n), std::string(m[2]), n);
+        if (rec.exists && !rec.titles.count(n))
+          problems.push_back(where + ": step " + std::to_string(n) + " is on the page but the program printed no such step");
+        if (rec.exists && rec.titles.count(n) && rec.titles.at(n) != std::string(m[2]))
+          problems.push_back(where + ": step " + std::to_string(n) + " is \"" + std::string(m[2]) +
+                             "\" on the page but \"" + rec.titles.at(n) + "\" in what the program printed");
+        r.text += "## " + std::to_string(n) + ". " + std::string(m[2]) + " {#" + l.page() + "_step" + std::to_string(n) +
+                  "}\n";
+        continue;
+      }
+      if (std::regex_match(line, m, other) && line.find("{#") == std::string::npos) {
+        r.text += line + " {#" + l.page() + "_" + slugOf(m[1], 40) + "}\n";
+        section(l.page() + "_" + slugOf(m[1], 40), std::string(m[1]), 0);
+        currentStep = 0;
+        continue;
+      }
+      if (std::regex_match(line, m, anchored)) {
+        section(std::string(m[2]), std::string(m[1]), 0);
+        currentStep = 0;
+      }
+      if (std::regex_match(line, m, snippetLine)) {
+        const std::string file = m[1], name = m[2];
+        const std::string anchor = l.page() + "_snippet_" + slugOf(name);
+        r.text += "\\anchor " + anchor + "\n" + line + "\n";
+        pageOf[anchor] = pageId;
+        quotedSnippets[file].insert(name);
+        if (file == "lessons/" + l.folder + "/main.cpp" && snippets.count(name))
+          r.codeLines += lines(snippets.at(name).body).size();
+        if (!otherSnippets.count(file)) otherSnippets[file] = readSnippets(repo / file);
+        if (otherSnippets[file].count(name))
+          for (const auto& c : callsIn(otherSnippets[file].at(name).body)) stepCalls.insert(c);
+        snippetPlaces[anchor] = "Lesson " + l.nn + (currentStep ? ", step " + std::to_string(currentStep) + ": " + currentTitle : "");
+        continue;
+      }
+      if (line == "@@FACTS@@") {
+        r.text += line + "\n";
+        continue;
+      }
+      std::string rest = line, expanded;
+      for (std::smatch p; std::regex_search(rest, p, placeholder); rest = p.suffix()) {
+        expanded += p.prefix();
+        const std::string kind = p[1], arg = p[2];
+        if (kind == "OUTPUT" && arg.empty()) {
+          expanded += rec.exists ? "\\htmlonly<details class=\"whole-run\"><summary>The whole run, as recorded</summary>"
+                                   "\\endhtmlonly\n" + outputBox(rec.file) + "\\htmlonly</details>\\endhtmlonly\n"
+                                 : "No recorded output yet: run `cmake --build build --target record-outputs` on a GPU "
+                                   "machine and commit docs/output/.\n";
+        } else if (kind == "OUTPUT" || kind == "STACKS") {
+          const int n = std::stoi(arg);
+          stepsPlaced.insert(n);
+          if (!rec.exists) {
+            expanded += "(No recorded output yet.)\n";
+          } else if (!rec.steps.count(n)) {
+            problems.push_back(where + ": @" + kind + " " + arg + "@ but the program printed no step " + arg);
+          } else {
+            expanded += kind == "OUTPUT" ? outputBlock(rec.steps.at(n)) : stackDiagram(rec.steps.at(n), where);
+            static const std::regex error(R"(\bCUDA_ERROR_[A-Z0-9_]+)");
+            std::set<std::string> seen;
+            for (const auto& o : rec.steps.at(n))
+              for (std::sregex_iterator e(o.begin(), o.end(), error), end; e != end; ++e)
+                if (seen.insert(e->str()).second)
+                  errorsShown[e->str()].push_back({l.nn, pageId + ".html#" + l.page() + "_step" + std::to_string(n),
+                                                   "Lesson " + l.nn + ", step " + std::to_string(n) + ": " + rec.titles.at(n),
+                                                   trim(o)});
+          }
+        } else if (kind == "DIAGRAM") {
+          expanded += inlineSvg(images / (arg + ".svg"), where);
+        } else if (kind == "FIGURE") {
+          if (fs::exists(repo / "docs" / "output" / (arg + ".csv")))
+            expanded += inlineSvg(images / (arg + ".svg"), where);
+          else
+            expanded += "*The figure has not been recorded yet:* there is no `docs/output/" + arg +
+                        ".csv`. The run that writes it needs what this step needs (see above); "
+                        "`cmake --build build --target record-outputs` on such a machine records it.\n";
+        } else if (kind == "ASSERTIONS") {
+          expanded += assertionList(cases, l);
+          for (const auto& c : cases) pageOf[c.anchor] = pageId;
+        } else if (kind == "EXERCISES") {
+          expanded += exercisesSection(repo, l, problems);
+        } else {
+          problems.push_back(where + ": unknown placeholder " + std::string(p[0]));
+        }
+      }
+      r.text += expanded + rest + "\n";
+    }
+    endOfSection();
+    return r;
+  };
+
+  Rendered lesson = render(body, src.string(), l.page());
+  // The optional "Going deeper" page: what a first reading can skip, in lesson.md's syntax.
+  Rendered deeper;
+  const bool hasDeeper = fs::exists(deeperSrc);
+  if (hasDeeper) {
+    const auto dl = lines(read(deeperSrc));
+    if (dl.empty() || dl[0].find("{#" + deeperPage + "}") == std::string::npos)
+      problems.push_back(deeperSrc.string() + ": the first line must be the title with {#" + deeperPage + "}");
+    deeper = render(std::vector<std::string>(dl.empty() ? dl.end() : dl.begin() + 1, dl.end()), deeperSrc.string(), deeperPage);
+    if (deeper.text.find("@@FACTS@@") != std::string::npos)
+      problems.push_back(deeperSrc.string() + ": \"## You will learn\" belongs on lesson.md");
+  }
+  if (rec.exists)
+    for (const auto& [n, title] : rec.titles)
+      if (!stepsPlaced.count(n))
+        problems.push_back(src.string() + ": the program printed step " + std::to_string(n) + " (" + title +
+                           ") but neither lesson.md nor deeper.md places an @OUTPUT " + std::to_string(n) + "@");
+  if ((lesson.text + deeper.text).find("Generated from `tests/") == std::string::npos)
+    problems.push_back(src.string() + ": @ASSERTIONS@ is missing (the list of assertions goes there)");
+
+  const size_t deeperWords = words(deeper.text);
+  const size_t deeperTime = hasDeeper ? readingMinutes(deeperWords, deeper.codeLines) : 0;
+  const std::string deeperTitle = "Lesson " + l.nn + " · Going deeper (optional): " + l.name();
+  std::string deeperLinks;  // its sections, linked
+  for (const auto& [anchor, title, n] : deeper.sections)
+    deeperLinks += std::string(deeperLinks.empty() ? "" : " · ") + "<a href=\"" + deeperPage + ".html#" + anchor + "\">" +
+                   (n ? std::to_string(n) + ". " : "") + inlineHtml(title, all) + "</a>";
+  std::string text = lesson.text;
+  if (hasDeeper)  // near the end, before the summary: clearly marked as optional
+    text += "\n\\htmlonly\n<div class=\"deeper-box\"><p class=\"deeper-title\">Going deeper (optional)</p>\n\\endhtmlonly\n\n"
+            "A first reading can stop here. \\subpage " + deeperPage + " \"" + deeperTitle + "\" goes further, in about " +
+            std::to_string(deeperTime) + " minutes that this page's time leaves out.\n\n\\htmlonly\n<p>" + deeperLinks +
+            "</p>\n</div>\n\\endhtmlonly\n\n";
+  if (nowKnowFound) text += "\n" + nowKnowBox(nowKnow, l, all, src.string());
+
+  // The facts every lesson opens with, after its introduction: one box of plain HTML (Doxygen
+  // would split a markdown <div> at every paragraph).
+  const size_t proseWords = words(text);
+  const size_t minutes = readingMinutes(proseWords, lesson.codeLines);
+  courseMinutes += minutes;
+  deeperMinutes += deeperTime;
+  readingTime[l.nn] = std::to_string(minutes) + " min" + (hasDeeper ? " + " + std::to_string(deeperTime) + " optional" : "");
+  if (minutes > kLessonMinutes)
+    lintFindings.push_back("FAIL " + src.string().substr(repo.string().size() + 1) + ": about " + std::to_string(minutes) +
+                           " minutes to read, more than " + std::to_string(kLessonMinutes) +
+                           " (trim it, or move what a first reading can skip to deeper.md)");
+  std::string facts = "\\htmlonly\n<div class=\"lesson-facts\">\n<p class=\"lesson-title\">" + inlineHtml(l.title, all) + "</p>\n";
+  facts += stepListHtml(lesson.sections, all,
+                        hasDeeper ? "<p class=\"step-more\">Optional, not in the time below: <a href=\"" + deeperPage +
+                                        ".html\"><b>Going deeper</b></a> (about " + std::to_string(deeperTime) +
+                                        " minutes): " + deeperLinks + "</p>\n"
+                                  : "");
   facts += "<p><b>You will learn</b></p>\n" + blockHtml(learn, all);
   facts += "<p><b>You need</b> ";
   if (l.needs.empty()) {
@@ -984,7 +1170,9 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
              " skipped.";
   facts += " (" + inlineHtml("`lessons/needs.tsv`", all) + ")</p>\n";
   facts += "<p><b>Time</b> about " + std::to_string(minutes) + " minute" + (minutes == 1 ? "" : "s") + " to read (" +
-           std::to_string(proseWords) + " words and " + std::to_string(codeLines) + " lines of quoted code).</p>\n";
+           std::to_string(proseWords) + " words and " + std::to_string(lesson.codeLines) +
+           " lines of quoted code; what is folded, such as a check's description, is left out)" +
+           (hasDeeper ? ", and about " + std::to_string(deeperTime) + " more for the optional page" : "") + ".</p>\n";
   facts += "<p><b>Run it</b> " + inlineHtml("`ctest --test-dir build -R lesson" + l.nn + " -V`, or `build/lessons/" + l.program + "`.", all);
   if (rec.exists)
     facts += " The output on this page was " + html(rec.header) + " (" +
@@ -998,6 +1186,20 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   write(out / (l.page() + ".md"), typographicQuotes(page));
   indexSections(text, "Lesson " + l.nn + " · " + l.name(), l.page() + ".html");
   searchEntries.push_back({"Lesson " + l.nn + " · " + l.name(), l.page() + ".html", l.title, plainText(learn + l.proves)});
+
+  if (hasDeeper) {
+    const std::string back = "<div class=\"lesson-nav\"><span>Back to @ref " + l.page() + "</span>" +
+                             (index + 1 < all.size() ? "<span>Next: @ref " + all[index + 1].page() + "</span>" : "") + "</div>";
+    const std::string intro = "\\htmlonly\n<div class=\"lesson-facts deeper-facts\">\n<p class=\"lesson-title\">Optional: this page "
+                              "goes further than " + inlineHtml("@ref " + l.page(), all) + ", and a first reading can skip it.</p>\n" +
+                              stepListHtml(deeper.sections, all, "") + "<p><b>Time</b> about " + std::to_string(deeperTime) +
+                              " minutes to read (" + std::to_string(deeperWords) + " words and " +
+                              std::to_string(deeper.codeLines) + " lines of quoted code), not counted in the lesson's " +
+                              std::to_string(minutes) + ".</p>\n</div>\n\\endhtmlonly\n\n";
+    const std::string d = "# " + deeperTitle + " {#" + deeperPage + "}\n\n" + back + "\n\n" + intro + deeper.text + "\n" + back + "\n";
+    write(out / (deeperPage + ".md"), typographicQuotes(d));
+    indexSections(deeper.text, deeperTitle, deeperPage + ".html");
+  }
 
   std::string source = "# Lesson " + l.nn + " source {#" + l.page() + "_source}\n\n";
   source += "The whole program, `lessons/" + l.folder + "/main.cpp`, as the build compiles it (the `//! [name]` lines "
@@ -1019,7 +1221,7 @@ struct TestRef {
 };
 
 TestRef testRef(const Lesson& l, const TestCase& t) {
-  return {l.page() + ".html#" + t.anchor, "lesson" + l.nn + "." + t.suite, t.name};
+  return {hrefTo(t.anchor, l.page()), "lesson" + l.nn + "." + t.suite, t.name};
 }
 
 std::string testItem(const TestRef& t, const std::vector<Lesson>& all) {
@@ -1114,7 +1316,7 @@ void apiPage(const fs::path& repo, const fs::path& out, const std::vector<Lesson
       std::string quotedIn;
       for (const auto& [anchor, place] : u.snippets)  // one link a step, however many of its snippets call it
         if (seen.insert(place).second)
-          quotedIn += std::string(quotedIn.empty() ? "" : "; ") + "<a href=\"" + anchor.substr(0, 8) + ".html#" + anchor + "\">" +
+          quotedIn += std::string(quotedIn.empty() ? "" : "; ") + "<a href=\"" + hrefTo(anchor, anchor.substr(0, 8)) + "\">" +
                       html(place) + "</a>";
       if (!quotedIn.empty()) entry += "<p class=\"api-quoted\">Quoted in " + quotedIn + "</p>\n";
       seen.clear();
@@ -1225,7 +1427,7 @@ void errorsPage(const fs::path& repo, const fs::path& out, const std::vector<Les
       for (const auto& [snippet, s] : readSnippets(repo / program)) {
         const std::string anchor = l.page() + "_snippet_" + slugOf(snippet);
         if (!comparedIn(s.body).count(name) || !snippetPlaces.count(anchor)) continue;
-        inPrograms[name].push_back({l.page() + ".html#" + anchor, snippetPlaces.at(anchor)});
+        inPrograms[name].push_back({hrefTo(anchor, l.page()), snippetPlaces.at(anchor)});
         quotedHere = true;
       }
       if (!quotedHere) inPrograms[name].push_back({l.page() + "_source.html", "Lesson " + l.nn + "'s program"});
@@ -1301,11 +1503,12 @@ void errorsPage(const fs::path& repo, const fs::path& out, const std::vector<Les
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: generate-pages <repo> <out dir> <images dir> <manifest.tsv> <needs.tsv>\n");
+  if (argc != 7) {
+    std::fprintf(stderr, "usage: generate-pages <repo> <out dir> <images dir> <manifest.tsv> <needs.tsv> <output columns>\n");
     return 2;
   }
   const fs::path repo = argv[1], out = argv[2], images = argv[3];
+  outputColumns = std::stoul(argv[6]);
   std::vector<Lesson> all;
   for (const auto& row : lines(read(argv[4]))) {
     const auto f = split(row, '\t');
@@ -1351,10 +1554,16 @@ int main(int argc, char** argv) {
   api = readApiMap(repo / "docs" / "api-map.tsv");
   std::map<std::string, std::set<std::string>> quoted;
   for (size_t i = 0; i < all.size(); ++i) lessonPage(repo, out, images, all, i, quoted);
+  if (courseMinutes > kCourseMinutes)
+    lintFindings.push_back("FAIL the lesson pages together take about " + std::to_string(courseMinutes) + " minutes to read, more than " +
+                           std::to_string(kCourseMinutes));
+  lintFindings.push_back("NOTE the lesson pages take about " + std::to_string(courseMinutes) + " minutes to read, their optional "
+                         "pages " + std::to_string(deeperMinutes) + " more");
 
-  std::string map = "| Lesson | What you learn | What its assertions prove |\n|---|---|---|\n";
+  std::string map = "| Lesson | Reading time | What you learn | What its assertions prove |\n|---|---|---|---|\n";
   for (const auto& l : all)
-    map += "| @ref " + l.page() + " \"" + l.nn + " " + l.name() + "\" | " + codeSpans(l.title) + " | " + codeSpans(l.proves) + " |\n";
+    map += "| @ref " + l.page() + " \"" + l.nn + " " + l.name() + "\" | " + readingTime[l.nn] + " | " + codeSpans(l.title) + " | " +
+           codeSpans(l.proves) + " |\n";
   std::string main = read(repo / "docs" / "mainpage.md");
   if (main.find("@COURSE_MAP@") == std::string::npos) problems.push_back("docs/mainpage.md: @COURSE_MAP@ is missing");
   main = replaceAll(main, "@COURSE_MAP@", map);
