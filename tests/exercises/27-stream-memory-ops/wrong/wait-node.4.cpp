@@ -1,0 +1,25 @@
+// Wrong (R4): ignores what cuGraphAddBatchMemOpNode returned
+//
+// A refused node comes back as a null handle that the caller then passes on as a dependency.
+#include "exercises.hpp"
+
+namespace ex27 {
+
+CUgraphNode addWaitNode(CUgraph graph, CUcontext ctx, const CUgraphNode* deps, size_t count, CUdeviceptr flag,
+                        cuuint32_t value) {
+  CUstreamBatchMemOpParams op{};
+  op.waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+  op.waitValue.address = flag;
+  op.waitValue.value = value;
+  op.waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+  CUDA_BATCH_MEM_OP_NODE_PARAMS params{};
+  params.ctx = ctx;
+  params.count = 1;
+  params.paramArray = &op;
+  params.flags = 0;
+  CUgraphNode node = nullptr;
+  (void)cuGraphAddBatchMemOpNode(&node, graph, deps, count, &params);
+  return node;
+}
+
+}  // namespace ex27

@@ -1,0 +1,24 @@
+// Wrong (R1 R2): the ends swapped, as if a higher number meant a higher priority
+//
+// The reference: "lower numbers represent higher priorities". Read the other way, the latency stream
+// gets the least priority and the batch stream the greatest: the engine prefers its batch work.
+#include "exercises.hpp"
+
+namespace ex28 {
+
+// Lower numbers are higher priorities: the greatest is the range's lowest number. The latency
+// stream is destroyed again if the batch stream cannot be made.
+ServingStreams createServingStreams() {
+  int least = 0, greatest = 0;
+  CU_CHECK(cuCtxGetStreamPriorityRange(&least, &greatest));
+  ServingStreams s;
+  CU_CHECK(cuStreamCreateWithPriority(&s.latency, CU_STREAM_NON_BLOCKING, least));
+  const CUresult rc = cuStreamCreateWithPriority(&s.batch, CU_STREAM_NON_BLOCKING, greatest);
+  if (rc != CUDA_SUCCESS) {
+    cuStreamDestroy(s.latency);
+    wb::throwDriverError(rc, "cuStreamCreateWithPriority(batch)", __FILE__, __LINE__);
+  }
+  return s;
+}
+
+}  // namespace ex28
