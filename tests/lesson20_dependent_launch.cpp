@@ -9,6 +9,7 @@
 // capability 9.0 and reports itself skipped, with the reason, on an older device.
 #include "damaged_images.hpp"
 #include "gate.hpp"
+#include "graph_handles.hpp"
 #include "support.hpp"
 
 #include <algorithm>
@@ -16,6 +17,9 @@
 #include <vector>
 
 namespace {
+
+using wbt::Graph;
+using wbt::Exec;
 
 using wbt::functionOf;
 using wbt::Stream;
@@ -167,26 +171,8 @@ unsigned firstWord(CUdeviceptr p) {
 }
 
 // A graph, destroyed at scope exit.
-struct Graph {
-  CUgraph g = nullptr;
-  Graph() = default;
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  ~Graph() {
-    if (g) cuGraphDestroy(g);
-  }
-};
 
 // An executable graph, destroyed at scope exit.
-struct Exec {
-  CUgraphExec e = nullptr;
-  Exec() = default;
-  Exec(const Exec&) = delete;
-  Exec& operator=(const Exec&) = delete;
-  ~Exec() {
-    if (e) cuGraphExecDestroy(e);
-  }
-};
 
 struct Event {
   CUevent e = nullptr;

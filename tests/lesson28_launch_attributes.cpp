@@ -11,6 +11,7 @@
 // flooded device, a hot buffer's rate) is a hint's effect: printed, never asserted.
 #include "damaged_images.hpp"
 #include "gate.hpp"
+#include "graph_handles.hpp"
 #include "support.hpp"
 
 #include <algorithm>
@@ -19,6 +20,8 @@
 #include <vector>
 
 namespace {
+
+using wbt::Graph;
 
 using wbt::functionOf;
 using wbt::Stream;
@@ -113,15 +116,6 @@ struct Event {
   ~Event() { cuEventDestroy(e); }
 };
 
-struct Graph {
-  CUgraph g = nullptr;
-  Graph() = default;
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  ~Graph() {
-    if (g) cuGraphDestroy(g);
-  }
-};
 
 int deviceAttribute(CUdevice_attribute a) { return wbt::attribute(wbt::device(0), a); }
 

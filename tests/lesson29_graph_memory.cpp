@@ -8,6 +8,7 @@
 // existing graph appends after the nodes it is given; cuGraphNodeSetParams changes the template and
 // cuGraphExecNodeSetParams the executable graph alone.
 #include "damaged_images.hpp"
+#include "graph_handles.hpp"
 #include "process.hpp"
 #include "support.hpp"
 
@@ -16,6 +17,9 @@
 #include <vector>
 
 namespace {
+
+using wbt::Graph;
+using wbt::Exec;
 
 using wbt::functionOf;
 using wbt::Stream;
@@ -53,25 +57,6 @@ CUresult launchScale(const Lab& lab, CUdeviceptr data, float factor, float offse
   return cuLaunchKernel(lab.scale, 64, 1, 1, 256, 1, 1, 0, s, args, nullptr);
 }
 
-struct Graph {
-  CUgraph g = nullptr;
-  Graph() = default;
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  ~Graph() {
-    if (g) cuGraphDestroy(g);
-  }
-};
-struct Exec {
-  CUgraphExec e = nullptr;
-  Exec() = default;
-  explicit Exec(CUgraph g) { CU_CHECK(cuGraphInstantiate(&e, g, 0)); }
-  Exec(const Exec&) = delete;
-  Exec& operator=(const Exec&) = delete;
-  ~Exec() {
-    if (e) cuGraphExecDestroy(e);
-  }
-};
 
 std::vector<CUgraphNode> nodesOf(CUgraph graph) {
   size_t n = 0;

@@ -8,6 +8,7 @@
 #include "check.hpp"
 #include "gate.hpp"
 #include "20-dependent-launch/exercises.hpp"
+#include "graph_handles.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -29,6 +30,9 @@ WBX_INTERPOSE(cuStreamUpdateCaptureDependencies_v2,
 #endif
 
 namespace {
+
+using wbt::Graph;
+using wbt::Exec;
 
 using wbt::functionOf;
 using wbt::Stream;
@@ -88,23 +92,7 @@ void launchLink(const Lab& lab, LinkArgs& a, CUstream s) {
   CU_CHECK(cuLaunchKernel(lab.chainLink, 1, 1, 1, 1, 1, 1, 0, s, a.args, nullptr));
 }
 
-struct Graph {
-  CUgraph g = nullptr;
-  Graph() = default;
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  ~Graph() {
-    if (g) cuGraphDestroy(g);
-  }
-};
 
-struct Exec {
-  CUgraphExec e = nullptr;
-  explicit Exec(CUgraph g) { CU_CHECK(cuGraphInstantiate(&e, g, 0)); }
-  Exec(const Exec&) = delete;
-  Exec& operator=(const Exec&) = delete;
-  ~Exec() { cuGraphExecDestroy(e); }
-};
 
 std::vector<CUgraphNode> nodesOf(CUgraph graph) {
   size_t n = 0;

@@ -8,6 +8,7 @@
 #include "check.hpp"
 #include "gate.hpp"
 #include "27-stream-memory-ops/exercises.hpp"
+#include "graph_handles.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -27,6 +28,8 @@ WBX_INTERPOSE(cuGraphAddBatchMemOpNode,
               (node, g, deps, n, p))
 
 namespace {
+
+using wbt::Graph;
 
 using wbt::Stream;
 
@@ -247,13 +250,6 @@ EXERCISE("batch-handoff", "Wait for one word and publish another in one call",
 
 namespace {
 
-struct Graph {
-  CUgraph g = nullptr;
-  Graph() { CU_CHECK(cuGraphCreate(&g, 0)); }
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  ~Graph() { cuGraphDestroy(g); }
-};
 
 CUgraphNode emptyNode(CUgraph g) {
   CUgraphNode n = nullptr;
@@ -285,6 +281,7 @@ EXERCISE("wait-node", "A graph node that waits for a flag",
   TEST_CASE("R1: a kernel node after it does not run while the flag is below the value, and runs once the flag has gone past it") {
     Lab lab;
     Graph g;
+    CU_CHECK(cuGraphCreate(&g.g, 0));
     lab.reset(3);
     const CUgraphNode wait = ex27::addWaitNode(g.g, lab.primary.get(), nullptr, 0, lab.words.device(0), 4);
     REQUIRE(wait != nullptr);
@@ -319,6 +316,7 @@ EXERCISE("wait-node", "A graph node that waits for a flag",
     CUcontext popped = nullptr;
     CU_CHECK(cuCtxPopCurrent(&popped));
     Graph g;
+    CU_CHECK(cuGraphCreate(&g.g, 0));
     lab.reset(1);
     const CUgraphNode a = emptyNode(g.g), b = emptyNode(g.g);
     const CUgraphNode deps[2] = {a, b};
@@ -340,6 +338,7 @@ EXERCISE("wait-node", "A graph node that waits for a flag",
   TEST_CASE("R4: a refused cuGraphAddBatchMemOpNode throws wb::DriverError") {
     Lab lab;
     Graph g;
+    CU_CHECK(cuGraphCreate(&g.g, 0));
     wbx::FailCall fail("cuGraphAddBatchMemOpNode", CUDA_ERROR_INVALID_VALUE);
     CHECK_THROWS_AS(ex27::addWaitNode(g.g, lab.primary.get(), nullptr, 0, lab.words.device(0), 1), wb::DriverError);
   }

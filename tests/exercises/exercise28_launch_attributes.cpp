@@ -7,6 +7,7 @@
 #include "check.hpp"
 #include "gate.hpp"
 #include "28-launch-attributes/exercises.hpp"
+#include "graph_handles.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +22,8 @@ WBX_INTERPOSE(cuStreamSetAttribute, (CUstream s, CUstreamAttrID attr, const CUst
 // cuCtxSetLimit through the ledger too, noting the last persisting-L2 size asked for: the value read
 // back afterwards may be clamped or rounded by the driver, the value asked is the code's own.
 namespace {
+
+using wbt::Graph;
 long long lastPersistingAsk = -1;
 }
 extern "C" CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) {
@@ -84,15 +87,6 @@ struct Event {
   ~Event() { cuEventDestroy(e); }
 };
 
-struct Graph {
-  CUgraph g = nullptr;
-  Graph() = default;
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  ~Graph() {
-    if (g) cuGraphDestroy(g);
-  }
-};
 
 // Ends a capture the check began (the code under check may have thrown in its middle).
 void endOwnCapture(CUstream s, Graph& out) {

@@ -4,6 +4,7 @@
 // case's name begins with the requirements it verifies.
 #include "check.hpp"
 #include "29-graph-memory/exercises.hpp"
+#include "graph_handles.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -14,6 +15,9 @@
 WBX_INTERPOSE(cuGraphKernelNodeGetParams, (CUgraphNode node, CUDA_KERNEL_NODE_PARAMS* params), (node, params))
 
 namespace {
+
+using wbt::Graph;
+using wbt::Exec;
 
 using wbt::functionOf;
 using wbt::Stream;
@@ -44,23 +48,7 @@ CUresult launchScale(const Lab& lab, CUdeviceptr data, float factor, float offse
   return cuLaunchKernel(lab.scale, 64, 1, 1, 256, 1, 1, 0, s, args, nullptr);
 }
 
-struct Graph {
-  CUgraph g = nullptr;
-  Graph() = default;
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  ~Graph() {
-    if (g) cuGraphDestroy(g);
-  }
-};
 
-struct Exec {
-  CUgraphExec e = nullptr;
-  explicit Exec(CUgraph g) { CU_CHECK(cuGraphInstantiate(&e, g, 0)); }
-  Exec(const Exec&) = delete;
-  Exec& operator=(const Exec&) = delete;
-  ~Exec() { cuGraphExecDestroy(e); }
-};
 
 std::vector<CUgraphNode> nodesOf(CUgraph graph) {
   size_t n = 0;
