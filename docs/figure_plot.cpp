@@ -121,11 +121,12 @@ int main(int argc, char** argv) {
   // Narrow enough to fit a phone's column (about 350 px) with its smallest text still 11 px (the
   // site shrinks a picture no further), so the legend goes below the plot, one entry a row, long
   // names on two; the limits are entries there too. The title is two lines: what, and where.
-  // The y labels' column is as wide as the widest label (about 7 units a character at this size),
-  // beside the rotated axis title; the plot gives up that width, so the picture's width stays.
+  // The y labels' column is as wide as the widest label (a digit is about 8.3 units at this size in
+  // DejaVu Sans, so 8.5 a character), beside the rotated axis title; the plot gives up that width,
+  // so the picture's width stays.
   size_t widest = 0;
   for (double v = lo; v <= top * 1.0001; v *= 10) widest = std::max(widest, label(v, false).size());
-  const int left = 36 + 7 * static_cast<int>(std::max<size_t>(widest, 4)), plotW = 386 - left, upper = 58, plotH = 260,
+  const int left = 36 + 17 * static_cast<int>(std::max<size_t>(widest, 4)) / 2, plotW = 386 - left, upper = 58, plotH = 260,
             below = 52;
   const int W = left + plotW + 30;  // room for the last x label
   const auto wrapped = [](const std::string& text) {  // rows of at most 46 characters, broken at a space

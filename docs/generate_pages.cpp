@@ -673,14 +673,14 @@ std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<
       md += "- **R" + std::to_string(r.number) + "** " + (r.checked ? "" : "*(not checked: " + r.why + ")* ") + r.text +
             "\n";
     md += "\n";
-    // "exercise05.bounded-upload uploads ..." reads on as "The check (`exercise05.bounded-upload`) uploads ...".
+    // "exercise05.bounded-upload uploads ..." reads on as "It uploads ..." under the summary that names it.
     const std::string id = "exercise" + l.nn + "." + t.name;
     const bool named = t.check.rfind(id + " ", 0) == 0;
     // Folded: what the check runs is there for the reader who wants it, after the requirements that
     // say what it verifies.
     md += "\\htmlonly<details class=\"check\"><summary>The check (<code>" + id +
           "</code>): what it runs</summary>\\endhtmlonly\n\n";
-    md += "**The check** (`" + id + "`)" + (named ? t.check.substr(id.size()) : ": " + t.check) + "\n\n";
+    md += (named ? "It" + t.check.substr(id.size()) : t.check) + "\n\n";
     md += "\\htmlonly</details>\\endhtmlonly\n\n";
     md += "**Learn it in:** " + learnLinks(t.learn, l.nn) + "\n\n";
     if (c != checks.end())
