@@ -30,9 +30,9 @@ struct Point {
 };
 
 std::string label(double v, bool bytes) {
-  if (!bytes) {
+  if (!bytes) {  // whole numbers in full (1000000, never 1e+06 beside 100000)
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
+    std::snprintf(buf, sizeof buf, v >= 1 && v == std::floor(v) && v < 1e15 ? "%.0f" : "%g", v);
     return buf;
   }
   const char* units[] = {"B", "KiB", "MiB", "GiB"};
