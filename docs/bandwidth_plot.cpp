@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
   const double top = std::ceil(std::max(maxG, limit) / 10.0) * 10.0;
   // Narrow enough to fit a phone's column (about 350 px) with its smallest text still 11 px (the
   // site shrinks a picture no further): the legend goes below the plot, the title on two lines.
-  const int left = 56, upper = 58, legendTop = 360;
+  const int left = 56, upper = 58, legendTop = 376;  // a row clear of the axis title (its baseline 348)
   const double plotW = 330, plotH = 250;
   const int W = left + 330 + 30, H = legendTop + 22 * 4 + 50;  // room for the last size label
   const auto x = [&](double b) { return left + plotW * (std::log2(b) - std::log2(minB)) / (std::log2(maxB) - std::log2(minB)); };
