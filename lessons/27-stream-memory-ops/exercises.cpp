@@ -39,8 +39,8 @@ void holdUntil(CUstream stream, CUdeviceptr flag, cuuint32_t ticket) {
 //
 // Task: A pipeline stage hands work on: its stream waits until the stage before it has published
 // sequence number readySeq in a 32-bit word, then publishes its own 64-bit sequence number doneSeq
-// for the stage after it. It does both in one cuStreamBatchMemOp, as NCCL-style proxies do to save a
-// call. Write handoff.
+// for the stage after it. It does both in one cuStreamBatchMemOp, which saves a call. Write
+// handoff.
 //
 //   R1: The write to done happens only after the word at ready has reached readySeq (cyclically,
 //       as GEQ compares): while ready is below it, done keeps its old value.

@@ -69,7 +69,8 @@ size_t persistHot(CUstream stream, CUdeviceptr hot, size_t bytes) {
 // pairs with has all its blocks on the device (else the proxy's blocks could take the SMs the compute
 // kernel waits for), but it need not wait for that kernel to end. Write launchSignallingStart, which
 // launches the compute kernel so that `started` (created by the caller with CU_EVENT_DISABLE_TIMING)
-// fires once its blocks have begun.
+// fires once its blocks have begun: nominally, for the reference calls it "a best effort" (a waiter
+// may start earlier, for example at a higher priority, or only once the kernel has ended).
 //
 //   R1: It launches f with the arguments args over `blocks` blocks of `threads` threads (one
 //       dimension: y and z are 1), no dynamic shared memory, in `stream`.

@@ -12,9 +12,9 @@ namespace ex29 {
 //
 // Task: A library kernel needs scratch memory for one call. Its caller may run it eagerly, or capture
 // it into a graph with a GLOBAL capture, as engines capture their decode steps: an allocator that
-// calls cuMemAlloc there breaks the caller's capture (the CUDA 13 test failures of cuopt#1748). Write
-// scratchFor and releaseScratch so that both work: in a capture the scratch becomes a memory
-// allocation node and a memory free node of the caller's graph.
+// calls cuMemAlloc there breaks the caller's capture (lesson 29, step 3). Write scratchFor and
+// releaseScratch so that both work: in a capture the scratch becomes a memory allocation node and a
+// memory free node of the caller's graph.
 //
 //   R1: scratchFor allocates `bytes` in stream order in `stream` (cuMemAllocAsync): in a capture, a
 //       memory allocation node of `bytes` whose address is the one returned; outside a capture,
