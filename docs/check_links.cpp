@@ -17,6 +17,8 @@
 // shown without failing.
 //
 //   check-links --lint <site/html> <lint-findings.txt> <columns>
+#include "columns.hpp"  // how wide a line of text is on the page, as generate-pages wraps it
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -90,8 +92,7 @@ std::vector<std::string> tooWideOutput(const std::string& html, size_t columns) 
   for (std::sregex_iterator it(html.begin(), html.end(), box), end; it != end; ++it) {
     std::stringstream text(std::regex_replace(std::regex_replace((*it)[1].str(), tag, ""), entity, "&"));
     for (std::string line; std::getline(text, line);) {
-      const auto width = static_cast<size_t>(
-          std::count_if(line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+      const size_t width = columnsOf(line);
       if (width > columns) out.push_back(std::to_string(width) + " characters: " + line.substr(0, 80) + "...");
     }
   }

@@ -48,6 +48,7 @@
 // recording machine in an output, a placeholder it does not know, a lesson whose "What you now
 // know" is missing or not 3 to 6 lines.
 #include "exercise_file.hpp"  // tests/exercises/: the exercises as the learner's file and the checks state them
+#include "columns.hpp"        // docs/: how wide a line of text is on the page
 #include "needs.hpp"          // common/: lessons/needs.tsv, what each lesson needs
 
 #include <algorithm>
@@ -382,42 +383,43 @@ Recorded readRecorded(const fs::path& file) {
 // the pages to the same number.
 size_t outputColumns = 110;
 
-size_t columnsOf(const std::string& s) {  // UTF-8: one column per code point ("µs", "→")
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
 // A recorded line wider than the box, as rows that fit: broken at the last space that fits (at a
-// column only where a word is longer than a row), each continuation under the line's indentation
-// after a "↪ ", so the end of the line (often its verdict) is in view and the break is visible.
-std::vector<std::string> wrapLine(const std::string& line, size_t width) {
-  std::vector<std::string> rows;
-  const size_t indent = std::min(line.find_first_not_of(' ') == std::string::npos ? 0 : line.find_first_not_of(' '), width / 3);
-  const std::string mark = std::string(indent, ' ') + "\u21aa ";
+// column only where a word is longer than a row). Every row after the first is shown under the
+// line's indentation after a "↪ " (the columns that mark takes are left for it), so the end of the
+// line (often its verdict) is in view and the break is visible.
+struct Wrapped {
+  size_t indent = 0;              // the spaces before a continuation's mark
+  std::vector<std::string> rows;  // the first row, then the continuations without their mark
+};
+constexpr size_t kMarkColumns = 2;  // "↪ "
+
+Wrapped wrapLine(const std::string& line, size_t width) {
+  Wrapped w;
+  const size_t first = line.find_first_not_of(' ');
+  w.indent = std::min(first == std::string::npos ? 0 : first, width / 3);
   std::string rest = line;
-  while (columnsOf(rest) > width - (rows.empty() ? 0 : columnsOf(mark))) {
-    const size_t room = width - (rows.empty() ? 0 : columnsOf(mark));
+  while (columnsOf(rest) > width - (w.rows.empty() ? 0 : w.indent + kMarkColumns)) {
+    const size_t room = width - (w.rows.empty() ? 0 : w.indent + kMarkColumns);
     size_t cut = 0;  // the byte offset just past `room` code points
     for (size_t cols = 0; cut < rest.size() && cols < room; ++cols)
       for (++cut; cut < rest.size() && (static_cast<unsigned char>(rest[cut]) & 0xC0) == 0x80;) ++cut;
     const size_t space = rest.rfind(' ', cut);
     const bool atSpace = space != std::string::npos && space > rest.find_first_not_of(' ') && space > cut / 3;
-    rows.push_back((rows.empty() ? "" : mark) + rest.substr(0, atSpace ? space : cut));
+    w.rows.push_back(rest.substr(0, atSpace ? space : cut));
     rest = rest.substr(atSpace ? space + 1 : cut);
   }
-  rows.push_back((rows.empty() ? "" : mark) + rest);
-  return rows;
+  w.rows.push_back(rest);
+  return w;
 }
 
 // Program output as a box of whole lines (class "output": docs.lint measures these boxes).
 std::string outputBox(const std::vector<std::string>& body) {
   std::string out = "\\htmlonly\n<pre class=\"fragment output\">";
-  for (const auto& l : body)
-    for (const auto& row : wrapLine(l, outputColumns)) {
-      const size_t mark = row.find("\u21aa ");
-      const bool continued = mark != std::string::npos && row.find_first_not_of(' ') == mark;
-      out += continued ? html(row.substr(0, mark)) + "<span class=\"wrap-mark\">\u21aa </span>" + html(row.substr(mark + 4)) : html(row);
-      out += "\n";
-    }
+  for (const auto& l : body) {
+    const Wrapped w = wrapLine(l, outputColumns);
+    for (size_t i = 0; i < w.rows.size(); ++i)
+      out += (i ? std::string(w.indent, ' ') + "<span class=\"wrap-mark\">\u21aa </span>" : "") + html(w.rows[i]) + "\n";
+  }
   return out + "</pre>\n\\endhtmlonly\n";
 }
 
@@ -601,7 +603,6 @@ std::set<std::string> callsIn(const std::string& source) {
   return out;
 }
 
-// The section of NVIDIA's Driver API reference that documents a call, by its prefix.
 // "lesson 05, step 1 (...), and step 4 (...)" with each step a link to its section (lessonNN_stepN):
 // a bare "step N" belongs to the lesson named last before it, or to this page's.
 std::string learnLinks(const std::string& learn, const std::string& ownLesson) {
@@ -692,6 +693,7 @@ std::string exercisesSection(const fs::path& repo, const Lesson& l, std::vector<
   return md;
 }
 
+// The section of NVIDIA's Driver API reference that documents a call, by its prefix.
 std::string referenceFor(const std::string& call) {
   static const std::vector<std::pair<std::string, std::string>> groups = {
       {"cuDeviceCanAccessPeer", "PEER__ACCESS"}, {"cuDeviceGetP2P", "PEER__ACCESS"},
