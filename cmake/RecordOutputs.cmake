@@ -8,6 +8,11 @@
 # checkout are written as build/ and ./, so no recording names the machine it ran on. The site
 # includes these files, split at each lesson's step marks: never edit them by hand.
 # WORKBOOK_RECORD_ONLY (environment, a regex of lesson numbers such as "06|12") records only those.
+# A project measured against PyTorch (lessons 30-32) names its table with `--pytorch <file>.csv` in
+# its run arguments: before the program runs, the script beside it (lessons/NN-name/pytorch_side.py)
+# is run with that path, in the same recording on the same GPU, and writes the table where PyTorch
+# and a GPU are there. Where they are not, the script says why and writes nothing, and the program
+# shows the course's own series alone. PyTorch is never needed to build or test the course.
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   OUTPUT_VARIABLE gpus RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
@@ -46,12 +51,33 @@ foreach(line IN LISTS lines)
       file(REMOVE "${arg}" "${OUT_DIR}/${table}")
     endif()
   endforeach()
+  set(side "")
+  list(FIND fields "--pytorch" at)
+  if(at GREATER -1)
+    math(EXPR at "${at} + 1")
+    list(GET fields ${at} table)
+    get_filename_component(table_name "${table}" NAME)
+    file(GLOB script "${SOURCE_DIR}/lessons/${nn}-*/pytorch_side.py")
+    if(NOT script)
+      message(FATAL_ERROR "lesson${nn} names a PyTorch table but lessons/${nn}-*/pytorch_side.py does not exist")
+    endif()
+    execute_process(COMMAND python3 "${script}" "${table}" TIMEOUT 300
+      RESULT_VARIABLE side_rc OUTPUT_VARIABLE side ERROR_VARIABLE side)
+    get_filename_component(folder "${script}" DIRECTORY)
+    get_filename_component(folder "${folder}" NAME)
+    string(REPLACE "${BUILD_DIR}/" "build/" side "${side}")
+    set(side "$ python3 lessons/${folder}/pytorch_side.py build/${table_name}\n# exit code ${side_rc}\n\n${side}")
+    message("${place} pytorch_side.py: exit code ${side_rc}")
+  endif()
   execute_process(COMMAND "${program}" ${fields} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   string(REPLACE "${BUILD_DIR}/" "build/" out "${out}")
   string(REPLACE "${BUILD_DIR}" "build" out "${out}")
   string(REPLACE "${SOURCE_DIR}/" "./" out "${out}")
   file(WRITE "${OUT_DIR}/lesson${nn}.txt"
     "$ ${name}\n# recorded ${today} on ${gpus}, CUDA toolkit ${TOOLKIT}; exit code ${rc}\n\n${out}")
+  if(NOT side STREQUAL "")  # what the PyTorch side printed, kept beside the recording
+    file(WRITE "${OUT_DIR}/lesson${nn}-pytorch.txt" "${side}")
+  endif()
   message("${place} ${name}: exit code ${rc}")
   foreach(arg IN LISTS fields)
     if(arg MATCHES "\\.csv$" AND EXISTS "${arg}")

@@ -364,9 +364,9 @@ int lazyChild(bool warm) {
   {
     wb::Gate gate(sk.gate, a, 10.0);  // stream a busy until opened
     std::atomic<bool> returned{false};
-    std::thread opener([&] {  // opens the gate once the launch has returned, or after 3 s
+    std::thread opener([&] {  // opens the gate once the launch has returned, or after 1 s
       const wb::Stopwatch clock;
-      while (!returned.load() && clock.ms() < 3000) std::this_thread::yield();
+      while (!returned.load() && clock.ms() < 1000) std::this_thread::yield();
       gate.open();
     });
     CU_CHECK(cuStreamBeginCapture(b, CU_STREAM_CAPTURE_MODE_GLOBAL));
