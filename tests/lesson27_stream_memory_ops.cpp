@@ -14,6 +14,8 @@
 #include "support.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -100,6 +102,8 @@ Seen cycle(Lab& lab, unsigned flags, unsigned waitFor, unsigned holding, unsigne
   return seen;
 }
 
+const char* const kManagedChild = "child: a stream memory operation on managed memory";
+
 }  // namespace
 
 TEST_SUITE("wait-value") {
@@ -164,24 +168,34 @@ TEST_SUITE("wait-value") {
     CHECK(released);
     CHECK(lab.read64() == big);
   }
-  TEST_CASE("a flag in managed memory is refused, as the reference says (cannot be used with managed memory)") {
-    Lab lab;
-    CUdeviceptr managed = 0;
-    REQUIRE(cuMemAllocManaged(&managed, 64, CU_MEM_ATTACH_GLOBAL) == CUDA_SUCCESS);
-    Stream s;
-    // A condition already met (GEQ 0 on a zeroed word): accepted or not, it holds nothing.
-    const CUresult wait = cuStreamWaitValue32(s.get(), managed, 0, CU_STREAM_WAIT_VALUE_GEQ);
-    const CUresult write = cuStreamWriteValue32(s.get(), managed, 1, 0);
-    Release::endsWithin(s.get(), 5000);
-    MESSAGE("managed memory: wait " << wb::errorName(wait) << ", write " << wb::errorName(write));
-    CHECK(wait != CUDA_SUCCESS);
-    CHECK(write != CUDA_SUCCESS);
-    cuMemFree(managed);
+  TEST_CASE("a flag in managed memory is not accepted: in a child process, neither the wait nor the write succeeds, or the child dies") {
+    // cuda.h: the operations "cannot be used with managed memory"; what a call given such a pointer
+    // does is not said, so it runs in a child, which exits 10 when both calls returned an error.
+    const wbt::ChildEnd end = wbt::runInChild(kManagedChild, 30);
+    MESSAGE("the child " << (end.crashed ? "died" : "exited with " + std::to_string(end.code)) << ":\n" << end.output);
+    CHECK_FALSE(end.timedOut);
+    CHECK((end.crashed || end.code == 10));
   }
 }
 
+// The child of the managed-memory case: a condition already met (GEQ 0 on a zeroed word), so that
+// accepted or not the wait holds nothing; exits 10 when both calls were refused, 11 otherwise.
+TEST_CASE(kManagedChild * doctest::skip(!wbt::inChild())) {
+  Lab lab;
+  CUdeviceptr managed = 0;
+  REQUIRE(cuMemAllocManaged(&managed, 64, CU_MEM_ATTACH_GLOBAL) == CUDA_SUCCESS);
+  CU_CHECK(cuMemsetD32(managed, 0, 16));
+  Stream s;
+  const CUresult wait = cuStreamWaitValue32(s.get(), managed, 0, CU_STREAM_WAIT_VALUE_GEQ);
+  const CUresult write = cuStreamWriteValue32(s.get(), managed, 1, 0);
+  Release::endsWithin(s.get(), 5000);
+  std::printf("managed memory: wait %s, write %s\n", wb::errorName(wait).c_str(), wb::errorName(write).c_str());
+  std::fflush(stdout);
+  std::_Exit(wait != CUDA_SUCCESS && write != CUDA_SUCCESS ? 10 : 11);
+}
+
 TEST_SUITE("write-value") {
-  TEST_CASE("a flag in device memory written by cuStreamWriteValue32 in another stream releases the waiting stream, which then sees what the writing stream wrote before the flag (the default write's fence)") {
+  TEST_CASE("a flag in device memory written by cuStreamWriteValue32 in another stream: where it released the waiting stream, that stream saw what the writing stream wrote before the flag (the default write's fence)") {
     Lab lab;
     constexpr unsigned n = 1 << 20;
     wbt::DeviceBuffer mem(16 + 2 * n * sizeof(unsigned));
@@ -199,7 +213,11 @@ TEST_SUITE("write-value") {
       CU_CHECK(cuMemcpyHtoD(flag, &one, sizeof one));
       Release::endsWithin(a.get(), 5000);
     }
-    REQUIRE_MESSAGE(released, "stream a still waited 5 s after stream b's write (one work queue for both?)");
+    // The reference warns that an order set up through these operations "is not visible to CUDA" and
+    // may deadlock: that b's write releases a is observed, not promised, and where it did not the
+    // fence cannot be seen.
+    if (!released)
+      return wbt::skipCase("stream a still waited 5 s after stream b's write (not promised: the order is not visible to CUDA)");
     std::vector<unsigned> got(n);
     CU_CHECK(cuMemcpyDtoH(got.data(), copy, n * sizeof(unsigned)));
     size_t wrong = 0;

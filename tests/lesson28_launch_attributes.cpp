@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -173,6 +175,8 @@ struct SetAsideKept {
   }
 };
 
+const char* const kTimedEventChild = "child: a launch completion event with timing enabled";
+
 }  // namespace
 
 TEST_SUITE("priorities") {
@@ -232,7 +236,7 @@ TEST_SUITE("priorities") {
 }
 
 TEST_SUITE("flood") {
-  TEST_CASE("a probe launched at the greatest priority while a least-priority flood fills the device runs once, after the flood began (when it began is printed)") {
+  TEST_CASE("a probe launched at the greatest priority while a least-priority flood fills the device runs once, once the flood has begun (when it began is printed)") {
     Lab lab;
     const int sms = deviceAttribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     int perSm = 0;
@@ -257,9 +261,9 @@ TEST_SUITE("flood") {
     unsigned long long t[4] = {};
     CU_CHECK(cuMemcpyDtoH(t, words.get(), sizeof t));
     CHECK(t[3] == 1);
-    CHECK(t[2] >= t[0]);
-    MESSAGE("the probe began " << (t[2] - t[0]) / 1000 << " us into a " << (t[1] - t[0]) / 1000
-            << " us flood (observed; priorities preempt nothing and promise no order)");
+    // %globaltimer is "intended for use by NVIDIA tools": what it says of the order is printed only.
+    MESSAGE("by %globaltimer the probe began " << (static_cast<long long>(t[2]) - static_cast<long long>(t[0])) / 1000
+            << " us into a " << (t[1] - t[0]) / 1000 << " us flood (observed; priorities preempt nothing and promise no order)");
   }
 }
 
@@ -372,7 +376,7 @@ TEST_SUITE("domains") {
 }
 
 TEST_SUITE("launch-completion") {
-  TEST_CASE("a launch completion event is complete once its kernel's stream has synchronised, and a stream that waited on it runs its kernel") {
+  TEST_CASE("a stream that waited on a launch completion event runs its kernel, and the event's own kernel ran (the event's state after a synchronise is printed)") {
 #if CUDA_VERSION >= 12030
     Lab lab;
     Stream a, b;
@@ -381,7 +385,9 @@ TEST_SUITE("launch-completion") {
     attr.id = CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT;
     attr.value.launchCompletionEvent.event = e.e;
     CHECK(probeRuns(lab, a.get(), &attr, 1) == 1);
-    CHECK(cuEventQuery(e.e) == CUDA_SUCCESS);
+    // Nominally triggered once every block has begun, "currently ... a best effort": not promised done.
+    MESSAGE("after its stream synchronised, cuEventQuery on the completion event: " << wb::errorName(cuEventQuery(e.e))
+            << " (observed)");
     CU_CHECK(cuStreamWaitEvent(b.get(), e.e, 0));
     CHECK(probeRuns(lab, b.get(), nullptr, 0) == 1);
 #else
@@ -389,21 +395,13 @@ TEST_SUITE("launch-completion") {
 #endif
   }
 
-  TEST_CASE("a launch completion event created with timing enabled is refused (the event \"must disable timing\")") {
+  TEST_CASE("a launch completion event created with timing enabled is not accepted: in a child process, the launch does not succeed, or the child dies") {
 #if CUDA_VERSION >= 12030
-    Lab lab;
-    Stream a;
-    Event timed(CU_EVENT_DEFAULT);
-    CUlaunchAttribute attr{};
-    attr.id = CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT;
-    attr.value.launchCompletionEvent.event = timed.e;
-    wbt::DeviceBuffer words(16);
-    CUdeviceptr began = words.get(), ran = words.get() + 8;
-    void* args[] = {&began, &ran};
-    const CUresult rc = launch(lab.probe, 1, 32, args, a.get(), &attr, 1);
-    CAPTURE(wb::errorName(rc));
-    CHECK(rc != CUDA_SUCCESS);
-    a.sync();
+    // cuda.h: the event "must disable timing"; what a launch given a timing event does is not said.
+    const wbt::ChildEnd end = wbt::runInChild(kTimedEventChild, 30);
+    MESSAGE("the child " << (end.crashed ? "died" : "exited with " + std::to_string(end.code)) << ":\n" << end.output);
+    CHECK_FALSE(end.timedOut);
+    CHECK((end.crashed || end.code == 10));
 #else
     wbt::skipCase("CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT: this build's CUDA is older than 12.3");
 #endif
@@ -485,6 +483,26 @@ TEST_SUITE("launch-completion") {
 #endif
   }
 }
+
+#if CUDA_VERSION >= 12030
+// The child of the timing-event case: exits 10 when the launch was refused, 11 when it was accepted.
+TEST_CASE(kTimedEventChild * doctest::skip(!wbt::inChild())) {
+  Lab lab;
+  Stream a;
+  Event timed(CU_EVENT_DEFAULT);
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT;
+  attr.value.launchCompletionEvent.event = timed.e;
+  wbt::DeviceBuffer words(16);
+  CUdeviceptr began = words.get(), ran = words.get() + 8;
+  void* args[] = {&began, &ran};
+  const CUresult rc = launch(lab.probe, 1, 32, args, a.get(), &attr, 1);
+  a.sync();
+  std::printf("a launch completion event with timing enabled: %s\n", wb::errorName(rc).c_str());
+  std::fflush(stdout);
+  std::_Exit(rc != CUDA_SUCCESS ? 10 : 11);
+}
+#endif
 
 TEST_SUITE("damaged-images") {
   TEST_CASE("pointed at an empty folder or at damaged images, the program stops in seconds, naming the file") {

@@ -174,7 +174,7 @@ TEST_SUITE("memory-nodes") {
 }
 
 TEST_SUITE("graph-pool") {
-  TEST_CASE("across launches the high watermarks stay at or above the current values, the reserved high watermark covers what a launch allocated, a trim leaves no more reserved than before, and only a reset to zero is accepted") {
+  TEST_CASE("across launches the high watermarks stay at or above the current values, the reserved high watermark covers what a launch allocated, a trim leaves no more reserved than before, and the used high watermark accepts only a reset to zero") {
     Lab lab;
     if (!lab.ready()) return;
     const CUdevice dev = wbt::device(0);
@@ -206,10 +206,12 @@ TEST_SUITE("graph-pool") {
     const GraphMem trimmed = graphMemOf(dev);
     checkHighs(trimmed);
     CHECK(trimmed.reservedCurrent <= destroyed.reservedCurrent);
-    // "High watermark can only be reset to zero"; the current values are not among the settable ones.
+    // USED_MEM_HIGH: "High watermark can only be reset to zero"; the current values are not among the
+    // settable ones. cuda.h says no such thing of RESERVED_MEM_HIGH: what setting it to 1 does is printed.
     cuuint64_t one = 1;
     CHECK(cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &one) != CUDA_SUCCESS);
-    CHECK(cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH, &one) != CUDA_SUCCESS);
+    MESSAGE("cuDeviceSetGraphMemAttribute(RESERVED_MEM_HIGH, 1): "
+            << wb::errorName(cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH, &one)) << " (observed)");
     CHECK(cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &zero) != CUDA_SUCCESS);
     CHECK(cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &zero) != CUDA_SUCCESS);
     CHECK(cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &zero) == CUDA_SUCCESS);

@@ -228,8 +228,9 @@ Flood floodAndProbe(const Kernels& k, const Device& d, CUstream floodStream, CUs
   unsigned long long t[4] = {};
   CU_CHECK(cuMemcpyDtoH(t, words, sizeof t));
   CU_CHECK(cuMemFree(words));
-  const bool right = started.read(0) == 1 && t[3] == 1 && t[2] >= t[0];
-  return {static_cast<double>(t[2] - t[0]) / 1e3, static_cast<double>(t[1] - t[0]) / 1e3, right};
+  // The order the timer gives is printed, not judged: %globaltimer is "intended for use by NVIDIA tools".
+  const bool right = started.read(0) == 1 && t[3] == 1;
+  return {(static_cast<double>(t[2]) - static_cast<double>(t[0])) / 1e3, static_cast<double>(t[1] - t[0]) / 1e3, right};
 }
 
 //! [flood-2]
@@ -263,7 +264,7 @@ void floodedDevice(const Kernels& k, const Device& d) {
   //! [flood-3]
   // Priorities "do not preempt already-running work or provide any other functional guarantee on
   // execution order": when the probe began is printed, not asserted.
-  wb::expect(right, "every flood and probe ran, the probe after the flood had begun", "a probe that did not run");
+  wb::expect(right, "every flood and probe ran", "a flood that never began or a probe that did not run");
   for (CUstream s : {high, lowToo, low}) CU_CHECK(cuStreamDestroy(s));
 }
 
