@@ -477,7 +477,8 @@ std::string inlineSvg(const fs::path& file, const std::string& where) {
   }
   // The size rule, from the picture itself: its natural width (Graphviz writes points, 4/3 px
   // each), never stretched; narrower only down to where its smallest text is still 11 px; below
-  // that the box scrolls, and a link opens the picture alone at full size.
+  // that the box scrolls, and a link opens the picture alone at full size. On a narrow screen
+  // (course.css) the picture is scaled to the column instead, so that no label is out of view.
   std::smatch m;
   const size_t tagEnd = svg.find('>');
   const std::string tag = svg.substr(0, tagEnd);
@@ -508,7 +509,7 @@ std::string inlineSvg(const fs::path& file, const std::string& where) {
   if (minimum > 990)  // wider than the text column even at 1280 px (998 px, measured in Chromium)
     box += "<p class=\"diagram-full\">Wider than the page: scroll it sideways, or " + full + ".</p>\n";
   else if (minimum > 350)  // wider than a phone's column: said only where the screen is narrow (course.css)
-    box += "<p class=\"diagram-full narrow-only\">On a narrow screen, scroll it sideways or " + full + ".</p>\n";
+    box += "<p class=\"diagram-full narrow-only\">Scaled to fit this screen: " + full + " to zoom in.</p>\n";
   return box + "\\endhtmlonly\n";
 }
 
