@@ -949,7 +949,6 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   const std::string deeperPage = l.page() + "_deeper";
   const Recorded rec = readRecorded(repo / "docs" / "output" / (l.page() + ".txt"));
   const auto cases = readTests(repo / l.testFile(), l.nn);
-  const auto snippets = readSnippets(repo / "lessons" / l.folder / "main.cpp");
 
   std::vector<std::string> ls = lines(read(src));
   if (ls.empty() || ls[0].find("{#" + l.page() + "}") == std::string::npos)
@@ -1040,11 +1039,12 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
         r.text += "\\anchor " + anchor + "\n" + line + "\n";
         pageOf[anchor] = pageId;
         quotedSnippets[file].insert(name);
-        if (file == "lessons/" + l.folder + "/main.cpp" && snippets.count(name))
-          r.codeLines += lines(snippets.at(name).body).size();
+        // Quoted code counts toward the reading time wherever it lives: the program, a kernel, common/.
         if (!otherSnippets.count(file)) otherSnippets[file] = readSnippets(repo / file);
-        if (otherSnippets[file].count(name))
+        if (otherSnippets[file].count(name)) {
+          r.codeLines += lines(otherSnippets[file].at(name).body).size();
           for (const auto& c : callsIn(otherSnippets[file].at(name).body)) stepCalls.insert(c);
+        }
         snippetPlaces[anchor] = "Lesson " + l.nn + (currentStep ? ", step " + std::to_string(currentStep) + ": " + currentTitle : "");
         continue;
       }
