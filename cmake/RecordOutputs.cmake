@@ -2,7 +2,8 @@
 #       -DSOURCE_DIR=<repo> -P RecordOutputs.cmake
 # (target: record-outputs, which writes docs/output/)
 #
-# Runs every lesson on this machine's GPU and stores what each printed as lessonNN.txt, under a
+# Runs every lesson on this machine's GPU and stores what each printed as lessonNN.txt (its optional
+# page's program, deeper.cpp, as lessonNN-deeper.txt), under a
 # header naming the device, the driver, the toolkit and the date; a CSV file a lesson writes (one
 # of its run arguments ends in .csv) is copied beside them. Paths of this machine's build and
 # checkout are written as build/ and ./, so no recording names the machine it ran on. The site
@@ -73,7 +74,11 @@ foreach(line IN LISTS lines)
   string(REPLACE "${BUILD_DIR}/" "build/" out "${out}")
   string(REPLACE "${BUILD_DIR}" "build" out "${out}")
   string(REPLACE "${SOURCE_DIR}/" "./" out "${out}")
-  file(WRITE "${OUT_DIR}/lesson${nn}.txt"
+  set(recording "lesson${nn}")
+  if(name MATCHES "-deeper$")  # the second program of a lesson's optional page
+    set(recording "lesson${nn}-deeper")
+  endif()
+  file(WRITE "${OUT_DIR}/${recording}.txt"
     "$ ${name}\n# recorded ${today} on ${gpus}, CUDA toolkit ${TOOLKIT}; exit code ${rc}\n\n${out}")
   if(NOT side STREQUAL "")  # what the PyTorch side printed, kept beside the recording
     file(WRITE "${OUT_DIR}/lesson${nn}-pytorch.txt" "${side}")

@@ -947,7 +947,23 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   const fs::path src = repo / "lessons" / l.folder / "lesson.md";
   const fs::path deeperSrc = repo / "lessons" / l.folder / "deeper.md";  // optional: the "Going deeper" page
   const std::string deeperPage = l.page() + "_deeper";
-  const Recorded rec = readRecorded(repo / "docs" / "output" / (l.page() + ".txt"));
+  Recorded rec = readRecorded(repo / "docs" / "output" / (l.page() + ".txt"));
+  // The optional page's program (deeper.cpp) continues the steps: its recording joins the lesson's,
+  // so that either page shows any step with @OUTPUT n@; a number both print is a problem.
+  const fs::path deeperRun = repo / "docs" / "output" / (l.page() + "-deeper.txt");
+  if (fs::exists(repo / "lessons" / l.folder / "deeper.cpp") != fs::exists(deeperRun))
+    problems.push_back(deeperRun.string() + (fs::exists(deeperRun) ? " exists, but lessons/" + l.folder + "/deeper.cpp does not"
+                                                                   : " is missing: record lessons/" + l.folder + "/deeper.cpp's run"));
+  if (rec.exists && fs::exists(deeperRun)) {
+    const Recorded more = readRecorded(deeperRun);
+    for (const auto& [n, title] : more.titles) {
+      if (rec.titles.count(n))
+        problems.push_back(deeperRun.string() + ": step " + std::to_string(n) + " is also in " + l.page() +
+                           ".txt: deeper.cpp's steps continue main.cpp's numbering");
+      rec.titles[n] = title;
+      rec.steps[n] = more.steps.at(n);
+    }
+  }
   const auto cases = readTests(repo / l.testFile(), l.nn);
 
   std::vector<std::string> ls = lines(read(src));
@@ -1207,6 +1223,9 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   std::string source = "# Lesson " + l.nn + " source {#" + l.page() + "_source}\n\n";
   source += "The whole program, `lessons/" + l.folder + "/main.cpp`, as the build compiles it (the `//! [name]` lines "
             "mark what @ref " + l.page() + " quotes):\n\n\\include lessons/" + l.folder + "/main.cpp\n\n";
+  if (fs::exists(repo / "lessons" / l.folder / "deeper.cpp"))
+    source += "The program of the optional page (@ref " + deeperPage + "), `lessons/" + l.folder +
+              "/deeper.cpp`:\n\n\\include lessons/" + l.folder + "/deeper.cpp\n\n";
   source += "Its assertions, `" + l.testFile() + "` (ctest runs its suites in a few processes: `lesson" + l.nn +
             ".claims`, and `lesson" + l.nn + ".measured` for those that measure free memory or time; one suite "
             "alone: `" + l.testBinary() + " -ts=<suite>`):\n\n\\include " + l.testFile() + "\n";
@@ -1237,10 +1256,19 @@ struct CourseCalls {
   std::set<std::string> helpers;                        // calls in common/
 };
 
+// A lesson's programs, as paths from the repository: main.cpp, and deeper.cpp where the lesson's
+// optional page has a program of its own.
+std::vector<std::string> programsOf(const fs::path& repo, const Lesson& l) {
+  std::vector<std::string> files{"lessons/" + l.folder + "/main.cpp"};
+  if (fs::exists(repo / "lessons" / l.folder / "deeper.cpp")) files.push_back("lessons/" + l.folder + "/deeper.cpp");
+  return files;
+}
+
 CourseCalls courseCalls(const fs::path& repo, const std::vector<Lesson>& all) {
   CourseCalls c;
   for (const auto& l : all)
-    for (const auto& call : callsIn(read(repo / "lessons" / l.folder / "main.cpp"))) c.byCall[call].insert(l.nn);
+    for (const auto& program : programsOf(repo, l))
+      for (const auto& call : callsIn(read(repo / program))) c.byCall[call].insert(l.nn);
   for (const auto& e : fs::directory_iterator(repo / "common"))
     if (e.path().extension() == ".cpp" || e.path().extension() == ".hpp")
       for (const auto& call : callsIn(read(e.path()))) c.helpers.insert(call);
@@ -1260,15 +1288,14 @@ void apiPage(const fs::path& repo, const fs::path& out, const std::vector<Lesson
   for (const auto& [call, lessons] : calls.byCall) uses[call].lessons = lessons;
   for (const auto& call : calls.helpers) uses[call].helper = true;
   for (const auto& l : all) {
-    const fs::path program = repo / "lessons" / l.folder / "main.cpp";
-    const std::string file = "lessons/" + l.folder + "/main.cpp";
-    for (const auto& [name, s] : readSnippets(program))
-      if (quoted.count(file) && quoted.at(file).count(name)) {
-        const std::string anchor = l.page() + "_snippet_" + slugOf(name);
-        const auto place = snippetPlaces.find(anchor);
-        for (const auto& c : callsIn(s.body))
-          uses[c].snippets.push_back({anchor, place != snippetPlaces.end() ? place->second : "Lesson " + l.nn});
-      }
+    for (const auto& file : programsOf(repo, l))
+      for (const auto& [name, s] : readSnippets(repo / file))
+        if (quoted.count(file) && quoted.at(file).count(name)) {
+          const std::string anchor = l.page() + "_snippet_" + slugOf(name);
+          const auto place = snippetPlaces.find(anchor);
+          for (const auto& c : callsIn(s.body))
+            uses[c].snippets.push_back({anchor, place != snippetPlaces.end() ? place->second : "Lesson " + l.nn});
+        }
     for (const auto& t : readTests(repo / l.testFile(), l.nn))
       for (const auto& c : callsIn(t.body)) uses[c].tests.push_back(testRef(l, t));
   }
@@ -1422,19 +1449,18 @@ void errorsPage(const fs::path& repo, const fs::path& out, const std::vector<Les
         provoked.insert(name);
       }
     }
-    const std::string program = "lessons/" + l.folder + "/main.cpp";
-    const std::set<std::string> inProgram = comparedIn(read(repo / program));
-    for (const auto& name : inProgram) {
-      provoked.insert(name);
-      bool quotedHere = false;
-      for (const auto& [snippet, s] : readSnippets(repo / program)) {
-        const std::string anchor = l.page() + "_snippet_" + slugOf(snippet);
-        if (!comparedIn(s.body).count(name) || !snippetPlaces.count(anchor)) continue;
-        inPrograms[name].push_back({hrefTo(anchor, l.page()), snippetPlaces.at(anchor)});
-        quotedHere = true;
+    for (const auto& program : programsOf(repo, l))
+      for (const auto& name : comparedIn(read(repo / program))) {
+        provoked.insert(name);
+        bool quotedHere = false;
+        for (const auto& [snippet, s] : readSnippets(repo / program)) {
+          const std::string anchor = l.page() + "_snippet_" + slugOf(snippet);
+          if (!comparedIn(s.body).count(name) || !snippetPlaces.count(anchor)) continue;
+          inPrograms[name].push_back({hrefTo(anchor, l.page()), snippetPlaces.at(anchor)});
+          quotedHere = true;
+        }
+        if (!quotedHere) inPrograms[name].push_back({l.page() + "_source.html", "Lesson " + l.nn + "'s program"});
       }
-      if (!quotedHere) inPrograms[name].push_back({l.page() + "_source.html", "Lesson " + l.nn + "'s program"});
-    }
   }
   for (const auto& name : provoked) {
     if (!table.count(name)) lintFindings.push_back("FAIL " + name + " is provoked by the course but is not in cuda.h's CUresult");
