@@ -1,16 +1,13 @@
 // Lesson 15: CUDA graphs: capture once, launch many.
 //
-// What you learn: stream capture (cuStreamBeginCapture ... cuStreamEndCapture) records the work
-// put into a stream as a graph instead of running it; cuGraphInstantiate turns the graph into an
-// executable graph, and each cuGraphLaunch runs all of it with one call. What a capture forbids:
-// a synchronising call invalidates it, and the stream stays unusable until cuStreamEndCapture,
-// which then returns an error and no graph; what the legacy stream does meanwhile; and what the
-// three capture modes allow. How an inference engine changes a graph between tokens: new kernel
-// arguments for the next launch with cuGraphExecKernelNodeSetParams (a launch already queued keeps
-// its own), or a fresh capture applied with cuGraphExecUpdate, which refuses a changed topology.
-// Then what one graph launch saves against N stream launches, measured in the same run; a graph
-// built by hand with dependencies and a host node; and a loop that runs on the GPU, a conditional
-// WHILE node (CUDA 12.4 and newer). Pending work comes from the gate kernel of lesson 09.
+// What you learn: stream capture records the work put into a stream as a graph instead of running
+// it; cuGraphInstantiate makes it an executable graph, which each cuGraphLaunch runs whole. What a
+// capture forbids (a synchronising call invalidates it until cuStreamEndCapture, which returns an
+// error and no graph), the legacy stream and the three capture modes. How an engine changes a graph
+// between tokens: new arguments for the next launch (cuGraphExecKernelNodeSetParams), or a fresh
+// capture applied with cuGraphExecUpdate, which refuses a changed topology. What one graph launch
+// saves against N stream launches; a graph built by hand; a loop on the GPU (a conditional WHILE
+// node, CUDA 12.4 and newer). Pending work comes from the gate kernel of lesson 09.
 //
 // APIs: cuStreamBeginCapture, cuStreamEndCapture, cuStreamIsCapturing, cuStreamGetCaptureInfo,
 //       cuThreadExchangeStreamCaptureMode, cuGraphInstantiate, cuGraphLaunch, cuGraphExecDestroy,
@@ -25,15 +22,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-// The kernels this lesson puts into graphs, as CUfunctions of the current context: a kernel node
-// takes a CUfunction (or a CUkernel in its own field), and cuKernelGetFunction gives the context's.
+// The kernels as CUfunctions of the current context (cuKernelGetFunction): what a kernel node takes.
 struct Kernels {
   CUfunction gate = nullptr, stamp = nullptr;  // kernels/streams.cu (lesson 09)
   CUfunction tick = nullptr, axpb = nullptr;   // kernels/graphs.cu
@@ -48,34 +43,6 @@ CUfunction functionOf(CUlibrary library, const char* name) {
   return f;
 }
 
-// Every kernel is loaded into the context before any gate closes (lesson 09: under lazy loading a
-// first launch may wait for the kernels running in the context). wb::StreamKernels::load has
-// launched gate and stamp once; tick and axpb are launched here, harmlessly; loop_body, which needs
-// a graph to run in, is loaded with cuFuncLoad.
-Kernels loadKernels(CUlibrary streams, CUlibrary graphs) {
-  wb::StreamKernels::load(streams);
-  Kernels k;
-  k.gate = functionOf(streams, "gate");
-  k.stamp = functionOf(streams, "stamp");
-  k.tick = functionOf(graphs, "tick");
-  k.axpb = functionOf(graphs, "axpb");
-  CUdeviceptr word = 0;
-  CU_CHECK(cuMemAlloc(&word, sizeof(float)));
-  unsigned none = 0;
-  float one = 1.0f;
-  void* tickArgs[] = {&word};
-  void* axpbArgs[] = {&word, &none, &one, &one};  // n = 0: touches nothing
-  CU_CHECK(cuLaunchKernel(k.tick, 1, 1, 1, 1, 1, 1, 0, nullptr, tickArgs, nullptr));
-  CU_CHECK(cuLaunchKernel(k.axpb, 1, 1, 1, 1, 1, 1, 0, nullptr, axpbArgs, nullptr));
-  CU_CHECK(cuCtxSynchronize());
-  CU_CHECK(cuMemFree(word));
-#if CUDA_VERSION >= 12040
-  k.loopBody = functionOf(graphs, "loop_body");
-  CU_CHECK(cuFuncLoad(k.loopBody));
-#endif
-  return k;
-}
-
 CUstream newStream(unsigned flags = CU_STREAM_NON_BLOCKING) {
   CUstream s = nullptr;
   CU_CHECK(cuStreamCreate(&s, flags));
@@ -83,12 +50,8 @@ CUstream newStream(unsigned flags = CU_STREAM_NON_BLOCKING) {
 }
 
 const char* statusName(CUstreamCaptureStatus status) {
-  switch (status) {
-    case CU_STREAM_CAPTURE_STATUS_NONE: return "NONE";
-    case CU_STREAM_CAPTURE_STATUS_ACTIVE: return "ACTIVE";
-    case CU_STREAM_CAPTURE_STATUS_INVALIDATED: return "INVALIDATED";
-  }
-  return "an unknown status";
+  static const char* const names[] = {"NONE", "ACTIVE", "INVALIDATED"};  // the enum's values 0, 1 and 2
+  return static_cast<size_t>(status) < std::size(names) ? names[status] : "an unknown status";
 }
 
 CUstreamCaptureStatus captureStatus(CUstream s) {
@@ -97,36 +60,22 @@ CUstreamCaptureStatus captureStatus(CUstream s) {
   return status;
 }
 
+// The enumerator's name, indexed by its value (0 to 8).
 const char* updateResultName(CUgraphExecUpdateResult result) {
-  switch (result) {
-    case CU_GRAPH_EXEC_UPDATE_SUCCESS: return "CU_GRAPH_EXEC_UPDATE_SUCCESS";
-    case CU_GRAPH_EXEC_UPDATE_ERROR: return "CU_GRAPH_EXEC_UPDATE_ERROR";
-    case CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED: return "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED";
-    case CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED: return "CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED";
-    case CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED: return "CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED";
-    case CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED: return "CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED";
-    case CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED: return "CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED";
-    case CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE: return "CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE";
-    case CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED: return "CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED";
-  }
-  return "an unknown result";
+  static const char* const names[] = {
+      "CU_GRAPH_EXEC_UPDATE_SUCCESS", "CU_GRAPH_EXEC_UPDATE_ERROR", "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED",
+      "CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED", "CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED",
+      "CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED", "CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED",
+      "CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE", "CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED"};
+  const size_t i = static_cast<size_t>(result);
+  return i < std::size(names) ? names[i] : "an unknown result";
 }
 
-// One stamp (lesson 09): the slot gets the order in which it ran. Returns the launch's own result,
-// unchecked, for the steps that launch into a stream whose capture may be invalid.
+// One stamp (lesson 09), unchecked: some steps launch it into a stream whose capture is invalid.
 CUresult stampIn(const Kernels& k, wb::PinnedWords& stamps, size_t slot, CUstream s) {
   CUdeviceptr counter = stamps.device(0), where = stamps.device(slot);
   void* args[] = {&counter, &where};
   return cuLaunchKernel(k.stamp, 1, 1, 1, 1, 1, 1, 0, s, args, nullptr);
-}
-
-// Spins on a word of pinned memory until a kernel sets it, or limitMs pass. No CUDA call, so the host
-// learns that the GPU got there without synchronising with anything.
-bool waitForWord(const wb::PinnedWords& words, size_t slot, double limitMs) {
-  const wb::Stopwatch clock;
-  while (words.read(slot) == 0)
-    if (clock.ms() > limitMs) return false;
-  return true;
 }
 
 constexpr unsigned kBlocks = 4, kThreads = 256;
@@ -135,6 +84,27 @@ constexpr unsigned kBlocks = 4, kThreads = 256;
 void launchAxpb(const Kernels& k, CUdeviceptr data, unsigned n, float a, float b, CUstream s) {
   void* args[] = {&data, &n, &a, &b};
   CU_CHECK(cuLaunchKernel(k.axpb, kBlocks, 1, 1, kThreads, 1, 1, 0, s, args, nullptr));
+}
+
+// Every kernel is loaded before any gate closes (lesson 09: under lazy loading a first launch may
+// wait for running kernels): wb::StreamKernels::load launches gate and stamp, tick and axpb are
+// launched here, and loop_body, which needs a graph to run in, is loaded with cuFuncLoad.
+Kernels loadKernels(CUlibrary streams, CUlibrary graphs) {
+  wb::StreamKernels::load(streams);
+  Kernels k{functionOf(streams, "gate"), functionOf(streams, "stamp"), functionOf(graphs, "tick"),
+            functionOf(graphs, "axpb")};
+  CUdeviceptr word = 0;
+  CU_CHECK(cuMemAlloc(&word, sizeof(float)));
+  void* tickArgs[] = {&word};
+  CU_CHECK(cuLaunchKernel(k.tick, 1, 1, 1, 1, 1, 1, 0, nullptr, tickArgs, nullptr));
+  launchAxpb(k, word, 0, 1.0f, 1.0f, nullptr);  // over 0 floats: touches nothing
+  CU_CHECK(cuCtxSynchronize());
+  CU_CHECK(cuMemFree(word));
+#if CUDA_VERSION >= 12040
+  k.loopBody = functionOf(graphs, "loop_body");
+  CU_CHECK(cuFuncLoad(k.loopBody));
+#endif
+  return k;
 }
 
 float firstFloat(CUdeviceptr p) {
@@ -150,18 +120,16 @@ T argument(const CUDA_KERNEL_NODE_PARAMS& p, size_t i) {
   return *static_cast<const T*>(p.kernelParams[i]);
 }
 
-// Runs an executable graph in s and waits for it.
 void runGraph(CUgraphExec exec, CUstream s) {
   CU_CHECK(cuGraphLaunch(exec, s));
   CU_CHECK(cuStreamSynchronize(s));
 }
 
 size_t kernelNodesIn(CUgraph graph) {
-  size_t count = 0;
+  size_t count = 0, kernels = 0;
   CU_CHECK(cuGraphGetNodes(graph, nullptr, &count));
   std::vector<CUgraphNode> nodes(count);
   CU_CHECK(cuGraphGetNodes(graph, nodes.data(), &count));
-  size_t kernels = 0;
   for (CUgraphNode node : nodes) {
     CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
     CU_CHECK(cuGraphNodeGetType(node, &type));
@@ -171,9 +139,8 @@ size_t kernelNodesIn(CUgraph graph) {
 }
 
 //! [capture]
-// Two stamps captured into a graph. Capturing records them and runs nothing: once the capture has
-// ended and the stream is synchronised, anything the stream was given has run, and their slots
-// are still 0.
+// Two stamps captured into a graph: recorded, not run, so their slots still read 0 once the
+// capture has ended and the stream is synchronised.
 void captureAndLaunch(const Kernels& k) {
   wb::PinnedWords stamps(3);  // [0] the stamp counter, [1] and [2] the slots
   CUstream s = newStream();
@@ -214,10 +181,8 @@ void captureAndLaunch(const Kernels& k) {
 //! [launch]
 
 //! [invalidate]
-// cuCtxSynchronize during a GLOBAL capture. The programming guide calls synchronising a context
-// with a capturing stream invalid, and says an invalid operation invalidates the capture; which
-// error each call returns, the functions' pages do not list (the CUresult descriptions of
-// STREAM_CAPTURE_UNSUPPORTED and STREAM_CAPTURE_INVALIDATED fit what driver 580 returned).
+// cuCtxSynchronize during a GLOBAL capture, which the programming guide calls invalid. Which code
+// each call returns, the functions' pages do not list: the output shows what this driver returned.
 void synchronizeDuringCapture(const Kernels& k) {
   wb::PinnedWords stamps(2);
   CUstream s = newStream();
@@ -239,148 +204,136 @@ void synchronizeDuringCapture(const Kernels& k) {
               statusName(afterEnd));
   if (graph) CU_CHECK(cuGraphDestroy(graph));
   //! [invalidate]
-  //! [invalidate-2]
   wb::expect(sync != CUDA_SUCCESS && isCapturing == CU_STREAM_CAPTURE_STATUS_INVALIDATED &&
                  infoRc == CUDA_SUCCESS && info == CU_STREAM_CAPTURE_STATUS_INVALIDATED,
              "the synchronising call failing and invalidating the capture",
              wb::errorName(sync) + ", " + statusName(isCapturing));
-  wb::expect(later != CUDA_SUCCESS && ended != CUDA_SUCCESS && graph == nullptr &&
-                 afterEnd == CU_STREAM_CAPTURE_STATUS_NONE,
+  wb::expect(later != CUDA_SUCCESS && ended != CUDA_SUCCESS && !graph && afterEnd == CU_STREAM_CAPTURE_STATUS_NONE,
              "every later use failing until cuStreamEndCapture, which returns an error and no graph",
              "the launch gave " + wb::errorName(later) + ", cuStreamEndCapture " + wb::errorName(ended));
   CU_CHECK(stampIn(k, stamps, 1, s));  // the capture has ended: the stream runs work again
   const CUresult synced = cuStreamSynchronize(s);
   std::printf("  a stamp launched now, the stream synchronised: %s, the stamp ran %s\n",
               wb::errorName(synced).c_str(), stamps.read(1) == 1 ? "yes" : "NO");
-  wb::expect(synced == CUDA_SUCCESS && stamps.read(1) == 1, "the stream usable again",
-             "the stamp did not run");
+  wb::expect(synced == CUDA_SUCCESS && stamps.read(1) == 1, "the stream usable again", "the stamp did not run");
   CU_CHECK(cuStreamDestroy(s));
 }
-//! [invalidate-2]
+
+//! [during-capture]
+// call(s) during a capture of one stamp, begun in mode in a new stream s (flags: blocking or not):
+// what it returned, the capture's status after it, and what cuStreamEndCapture returned.
+struct DuringCapture {
+  CUresult call, ended;
+  CUstreamCaptureStatus after;
+  bool graph;
+};
+template <class Call>
+DuringCapture duringCapture(const Kernels& k, CUstreamCaptureMode mode, unsigned flags, Call&& call) {
+  wb::PinnedWords stamps(2);
+  CUstream s = newStream(flags);
+  CU_CHECK(cuStreamBeginCapture(s, mode));
+  CU_CHECK(stampIn(k, stamps, 1, s));
+  DuringCapture d{};
+  d.call = call(s);
+  d.after = captureStatus(s);
+  CUgraph graph = nullptr;
+  d.ended = cuStreamEndCapture(s, &graph);
+  d.graph = graph != nullptr;
+  if (graph) CU_CHECK(cuGraphDestroy(graph));
+  CU_CHECK(cuStreamDestroy(s));
+  return d;
+}
+//! [during-capture]
 
 //! [invalidate-modes]
-// Synchronising the capturing stream itself, under a capture begun in each of the two other modes:
-// the guide's rule names no mode, and RELAXED mode still forbids "API calls which necessarily
-// conflict with stream capture".
+// Synchronising the capturing stream itself, under a capture begun in each of the two other modes.
 void synchronizeInOtherModes(const Kernels& k) {
   for (CUstreamCaptureMode mode : {CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, CU_STREAM_CAPTURE_MODE_RELAXED}) {
     const char* name = mode == CU_STREAM_CAPTURE_MODE_RELAXED ? "RELAXED" : "THREAD_LOCAL";
-    wb::PinnedWords stamps(2);
-    CUstream s = newStream();
-    CU_CHECK(cuStreamBeginCapture(s, mode));
-    CU_CHECK(stampIn(k, stamps, 1, s));
-    const CUresult sync = cuStreamSynchronize(s);
-    const CUstreamCaptureStatus status = captureStatus(s);
-    CUgraph graph = nullptr;
-    const CUresult ended = cuStreamEndCapture(s, &graph);
-    if (graph) CU_CHECK(cuGraphDestroy(graph));
-    CU_CHECK(cuStreamDestroy(s));
+    const DuringCapture d =
+        duringCapture(k, mode, CU_STREAM_NON_BLOCKING, [](CUstream s) { return cuStreamSynchronize(s); });
     std::printf("%s capture, then cuStreamSynchronize of its stream: %s; the capture then %s; "
                 "cuStreamEndCapture %s\n",
-                name, wb::errorName(sync).c_str(), statusName(status), wb::errorName(ended).c_str());
-    wb::expect(sync != CUDA_SUCCESS && status == CU_STREAM_CAPTURE_STATUS_INVALIDATED &&
-                   ended != CUDA_SUCCESS && graph == nullptr,
+                name, wb::errorName(d.call).c_str(), statusName(d.after), wb::errorName(d.ended).c_str());
+    wb::expect(d.call != CUDA_SUCCESS && d.after == CU_STREAM_CAPTURE_STATUS_INVALIDATED &&
+                   d.ended != CUDA_SUCCESS && !d.graph,
                std::string("the synchronising call invalidating a ") + name + " capture too",
-               wb::errorName(sync) + ", the capture " + statusName(status));
+               wb::errorName(d.call) + ", the capture " + statusName(d.after));
   }
 }
 //! [invalidate-modes]
 
 //! [legacy]
-// A capture in a blocking stream (created without CU_STREAM_NON_BLOCKING). The legacy default stream
-// would have to wait for it, so any use of the legacy stream is invalid until it ends. The reference:
-// cuStreamIsCapturing(CU_STREAM_LEGACY) returns CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, and the blocking
-// stream's capture is not invalidated.
+// A capture in a blocking stream (created without CU_STREAM_NON_BLOCKING), and the legacy stream
+// asked whether it captures.
 void legacyDuringCapture(const Kernels& k) {
-  wb::PinnedWords stamps(2);
-  CUstream blocking = newStream(CU_STREAM_DEFAULT);
-  CU_CHECK(cuStreamBeginCapture(blocking, CU_STREAM_CAPTURE_MODE_GLOBAL));
-  CU_CHECK(stampIn(k, stamps, 1, blocking));
-  CUstreamCaptureStatus legacy = CU_STREAM_CAPTURE_STATUS_NONE;
-  const CUresult rc = cuStreamIsCapturing(CU_STREAM_LEGACY, &legacy);
-  const CUstreamCaptureStatus still = captureStatus(blocking);
-  CUgraph graph = nullptr;
-  const CUresult ended = cuStreamEndCapture(blocking, &graph);
+  const DuringCapture d = duringCapture(k, CU_STREAM_CAPTURE_MODE_GLOBAL, CU_STREAM_DEFAULT, [](CUstream) {
+    CUstreamCaptureStatus legacy = CU_STREAM_CAPTURE_STATUS_NONE;
+    return cuStreamIsCapturing(CU_STREAM_LEGACY, &legacy);
+  });
   std::printf("a blocking stream capturing: cuStreamIsCapturing(CU_STREAM_LEGACY) %s; "
               "the capture stays %s; cuStreamEndCapture %s\n",
-              wb::errorName(rc).c_str(), statusName(still), wb::errorName(ended).c_str());
-  if (graph) CU_CHECK(cuGraphDestroy(graph));
-  CU_CHECK(cuStreamDestroy(blocking));
-  wb::expect(rc == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT && still == CU_STREAM_CAPTURE_STATUS_ACTIVE &&
-                 ended == CUDA_SUCCESS && graph != nullptr,
+              wb::errorName(d.call).c_str(), statusName(d.after), wb::errorName(d.ended).c_str());
+  wb::expect(d.call == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT && d.after == CU_STREAM_CAPTURE_STATUS_ACTIVE &&
+                 d.ended == CUDA_SUCCESS && d.graph,
              "the legacy stream refused with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, the capture intact",
-             wb::errorName(rc) + ", the capture " + statusName(still));
+             wb::errorName(d.call) + ", the capture " + statusName(d.after));
 }
 //! [legacy]
 
-struct AllocOutcome {
-  CUresult alloc, ended;
-  CUstreamCaptureStatus after;
-};
-
 //! [modes]
-// cuMemAlloc while this thread captures, the capture begun in mode; with relaxThread, the thread
-// switches itself to RELAXED around the call with cuThreadExchangeStreamCaptureMode, push and pop.
-// The memory is freed only after the capture: cuMemFree may synchronise.
-AllocOutcome allocateWhileCapturing(const Kernels& k, CUstreamCaptureMode mode, bool relaxThread) {
-  wb::PinnedWords stamps(2);
-  CUstream s = newStream();
-  CU_CHECK(cuStreamBeginCapture(s, mode));
-  CU_CHECK(stampIn(k, stamps, 1, s));
-  CUstreamCaptureMode threadMode = CU_STREAM_CAPTURE_MODE_RELAXED;
-  if (relaxThread) CU_CHECK(cuThreadExchangeStreamCaptureMode(&threadMode));  // now holds the old mode
-  CUdeviceptr p = 0;
-  AllocOutcome o{};
-  o.alloc = cuMemAlloc(&p, 4096);
-  if (relaxThread) CU_CHECK(cuThreadExchangeStreamCaptureMode(&threadMode));  // the old mode back
-  o.after = captureStatus(s);
-  CUgraph graph = nullptr;
-  o.ended = cuStreamEndCapture(s, &graph);
-  if (graph) CU_CHECK(cuGraphDestroy(graph));
-  if (o.alloc == CUDA_SUCCESS) CU_CHECK(cuMemFree(p));
-  CU_CHECK(cuStreamDestroy(s));
-  return o;
-}
-//! [modes]
-
-//! [modes-2]
+// cuMemAlloc while this thread captures, under a capture begun in each mode, and once more with the
+// thread switched to RELAXED around the call (cuThreadExchangeStreamCaptureMode, push and pop). The
+// memory is freed only after the capture: cuMemFree may synchronise.
 void captureModes(const Kernels& k) {
-  struct Case {
-    const char* name;
-    CUstreamCaptureMode mode;
-    bool relaxThread, documented;  // documented: the reference promises the allocation is allowed
-  };
+  // documented: the reference promises that the allocation is allowed.
+  struct Case { const char* name; CUstreamCaptureMode mode; bool relaxThread, documented; };
   const Case cases[] = {{"GLOBAL", CU_STREAM_CAPTURE_MODE_GLOBAL, false, false},
                         {"THREAD_LOCAL", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, false, false},
                         {"RELAXED", CU_STREAM_CAPTURE_MODE_RELAXED, false, true},
                         {"GLOBAL, thread switched to RELAXED", CU_STREAM_CAPTURE_MODE_GLOBAL, true, true}};
   for (const Case& c : cases) {
-    const AllocOutcome o = allocateWhileCapturing(k, c.mode, c.relaxThread);
+    CUdeviceptr p = 0;
+    const DuringCapture d = duringCapture(k, c.mode, CU_STREAM_NON_BLOCKING, [&](CUstream) {
+      CUstreamCaptureMode thread = CU_STREAM_CAPTURE_MODE_RELAXED;
+      if (c.relaxThread) CU_CHECK(cuThreadExchangeStreamCaptureMode(&thread));  // now holds the old mode
+      const CUresult alloc = cuMemAlloc(&p, 4096);
+      if (c.relaxThread) CU_CHECK(cuThreadExchangeStreamCaptureMode(&thread));  // the old mode back
+      return alloc;
+    });
+    if (d.call == CUDA_SUCCESS) CU_CHECK(cuMemFree(p));
     std::printf("  %-36s cuMemAlloc %s; the capture then %s; cuStreamEndCapture %s\n", c.name,
-                wb::errorName(o.alloc).c_str(), statusName(o.after), wb::errorName(o.ended).c_str());
+                wb::errorName(d.call).c_str(), statusName(d.after), wb::errorName(d.ended).c_str());
     if (c.documented)
-      wb::expect(o.alloc == CUDA_SUCCESS && o.after == CU_STREAM_CAPTURE_STATUS_ACTIVE &&
-                     o.ended == CUDA_SUCCESS,
+      wb::expect(d.call == CUDA_SUCCESS && d.after == CU_STREAM_CAPTURE_STATUS_ACTIVE &&
+                     d.ended == CUDA_SUCCESS,
                  std::string("cuMemAlloc allowed and the capture intact under ") + c.name,
-                 wb::errorName(o.alloc) + ", the capture " + statusName(o.after));
+                 wb::errorName(d.call) + ", the capture " + statusName(d.after));
   }
 }
-//! [modes-2]
+//! [modes]
+
+// One step of an engine, captured afresh as an engine does per token: x = a * x + b, and with extra,
+// then x += 1000 (a second kernel: another topology).
+CUgraph captureStep(const Kernels& k, CUstream s, CUdeviceptr data, unsigned n, float a, float b, bool extra) {
+  CU_CHECK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+  launchAxpb(k, data, n, a, b, s);
+  if (extra) launchAxpb(k, data, n, 1.0f, 1000.0f, s);
+  CUgraph graph = nullptr;
+  CU_CHECK(cuStreamEndCapture(s, &graph));
+  return graph;
+}
 
 //! [set-params]
 // x += b, captured with b = 1 and instantiated. Behind a closed gate: a launch, then
-// cuGraphExecKernelNodeSetParams to b = 100 while that launch is still pending, then a second
-// launch. The reference: the new parameters apply to later launches only, and not to the graph's node.
+// cuGraphExecKernelNodeSetParams to b = 100 while that launch is still pending, then a second launch.
 void newArgumentsNextLaunch(const Kernels& k) {
   constexpr unsigned n = 1024;
   CUstream s = newStream();
   CUdeviceptr data = 0;
   CU_CHECK(cuMemAlloc(&data, n * sizeof(float)));
   CU_CHECK(cuMemsetD32Async(data, 0, n, s));
-  CU_CHECK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
-  launchAxpb(k, data, n, 1.0f, 1.0f, s);
-  CUgraph graph = nullptr;
-  CU_CHECK(cuStreamEndCapture(s, &graph));
+  CUgraph graph = captureStep(k, s, data, n, 1.0f, 1.0f, false);
   CUgraphNode node = nullptr;
   size_t one = 1;
   CU_CHECK(cuGraphGetNodes(graph, &node, &one));
@@ -416,8 +369,7 @@ void newArgumentsNextLaunch(const Kernels& k) {
   std::printf("the graph's own node still says b = %g; the executable graph is the same handle: %s\n", nodeB,
               exec == before ? "yes" : "NO");
   wb::expect(pending && x == 101.0f && nodeB == 1.0f,
-             "the update changing later launches only, not the pending one "
-             "nor the graph's node",
+             "the update changing later launches only, not the pending one nor the graph's node",
              "data[0] = " + std::to_string(x) + ", the node's b = " + std::to_string(nodeB));
   runGraph(exec, s);
   std::printf("launch 3: data[0] = %g\n", firstFloat(data));
@@ -429,19 +381,6 @@ void newArgumentsNextLaunch(const Kernels& k) {
 }
 //! [set-params-2]
 
-//! [capture-step]
-// One step of an engine, captured afresh as an engine does per token: x = b, and with extra, then
-// x += 1000 (a second kernel: another topology).
-CUgraph captureStep(const Kernels& k, CUstream s, CUdeviceptr data, unsigned n, float b, bool extra) {
-  CU_CHECK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
-  launchAxpb(k, data, n, 0.0f, b, s);
-  if (extra) launchAxpb(k, data, n, 1.0f, 1000.0f, s);
-  CUgraph graph = nullptr;
-  CU_CHECK(cuStreamEndCapture(s, &graph));
-  return graph;
-}
-//! [capture-step]
-
 //! [exec-update]
 // An executable graph instantiated from the first capture, then updated from a second capture of the
 // same step with another b, then from a capture with one kernel more.
@@ -450,25 +389,23 @@ void updateFromNewCapture(const Kernels& k) {
   CUstream s = newStream();
   CUdeviceptr data = 0;
   CU_CHECK(cuMemAlloc(&data, n * sizeof(float)));
-  CUgraph first = captureStep(k, s, data, n, 1.0f, false);
+  CUgraph first = captureStep(k, s, data, n, 0.0f, 1.0f, false);
   CUgraphExec exec = nullptr;
   CU_CHECK(cuGraphInstantiate(&exec, first, 0));
   runGraph(exec, s);
   std::printf("instantiated from the first capture (b = 1): data[0] = %g\n", firstFloat(data));
-  CUgraph same = captureStep(k, s, data, n, 2.0f, false);
+  CUgraph same = captureStep(k, s, data, n, 0.0f, 2.0f, false);
   CUgraphExecUpdateResultInfo sameInfo{};
   const CUresult sameRc = cuGraphExecUpdate(exec, same, &sameInfo);
   runGraph(exec, s);
   const float updated = firstFloat(data);
   std::printf("cuGraphExecUpdate from a capture with b = 2: %s, %s; launched: data[0] = %g\n",
               wb::errorName(sameRc).c_str(), updateResultName(sameInfo.result), updated);
-  wb::expect(sameRc == CUDA_SUCCESS && sameInfo.result == CU_GRAPH_EXEC_UPDATE_SUCCESS &&
-                 updated == 2.0f,
+  wb::expect(sameRc == CUDA_SUCCESS && sameInfo.result == CU_GRAPH_EXEC_UPDATE_SUCCESS && updated == 2.0f,
              "the same topology updated in place",
              wb::errorName(sameRc) + ", data[0] = " + std::to_string(updated));
   //! [exec-update]
-  //! [exec-update-2]
-  CUgraph bigger = captureStep(k, s, data, n, 3.0f, true);
+  CUgraph bigger = captureStep(k, s, data, n, 0.0f, 3.0f, true);
   CUgraphExecUpdateResultInfo info{};
   const CUresult rc = cuGraphExecUpdate(exec, bigger, &info);
   std::printf("cuGraphExecUpdate from a capture with one kernel more: %s, %s, error node %s\n",
@@ -482,14 +419,12 @@ void updateFromNewCapture(const Kernels& k) {
   runGraph(exec, s);
   const float again = firstFloat(data);
   std::printf("instantiated anew from that capture: data[0] = %g (3 + 1000)\n", again);
-  wb::expect(again == 1003.0f, "the new executable graph running both kernels",
-             "data[0] = " + std::to_string(again));
+  wb::expect(again == 1003.0f, "the new executable graph running both kernels", "data[0] = " + std::to_string(again));
   CU_CHECK(cuGraphExecDestroy(exec));
   for (CUgraph g : {first, same, bigger}) CU_CHECK(cuGraphDestroy(g));
   CU_CHECK(cuMemFree(data));
   CU_CHECK(cuStreamDestroy(s));
 }
-//! [exec-update-2]
 
 struct LaunchCost {
   unsigned kernels;
@@ -502,9 +437,8 @@ double median(std::vector<double> v) {
 }
 
 //! [cost]
-// N ticks launched one by one into a stream, against one launch of a graph holding the same N
-// ticks: the host's time to submit them, and until the stream is done, the median of 7 after 2
-// warm-ups, alternating the two ways. The counter proves that every tick ran.
+// N ticks launched one by one into a stream, against one launch of a graph holding the same N ticks:
+// the host's time to submit them, and until the stream is done. The counter proves that every tick ran.
 LaunchCost launchCost(const Kernels& k, CUstream s, CUdeviceptr counter, unsigned n) {
   constexpr int kWarmup = 2, kRepeats = 7;
   void* args[] = {&counter};
@@ -520,25 +454,20 @@ LaunchCost launchCost(const Kernels& k, CUstream s, CUdeviceptr counter, unsigne
   CU_CHECK(cuMemsetD32Async(counter, 0, 1, s));
   CU_CHECK(cuStreamSynchronize(s));
   //! [cost]
-  //! [cost-loop]
+  // One way, timed until its last launch call returned and until the stream is done.
   std::vector<double> streamSubmit, graphSubmit, streamDone, graphDone;
-  for (int rep = 0; rep < kWarmup + kRepeats; ++rep) {
+  const auto timed = [&](auto&& submit, std::vector<double>& submitted, std::vector<double>& done, bool keep) {
     const wb::Stopwatch t;
-    submitTicks();
-    const double submitted = t.ms();
+    submit();
+    const double launched = t.ms();
     CU_CHECK(cuStreamSynchronize(s));
-    const double done = t.ms();
-    const wb::Stopwatch u;
-    CU_CHECK(cuGraphLaunch(exec, s));
-    const double launched = u.ms();
-    CU_CHECK(cuStreamSynchronize(s));
-    const double graphDoneMs = u.ms();
-    if (rep < kWarmup) continue;
-    streamSubmit.push_back(submitted), streamDone.push_back(done);
-    graphSubmit.push_back(launched), graphDone.push_back(graphDoneMs);
+    const double finished = t.ms();
+    if (keep) submitted.push_back(launched), done.push_back(finished);
+  };
+  for (int rep = 0; rep < kWarmup + kRepeats; ++rep) {
+    timed(submitTicks, streamSubmit, streamDone, rep >= kWarmup);
+    timed([&] { CU_CHECK(cuGraphLaunch(exec, s)); }, graphSubmit, graphDone, rep >= kWarmup);
   }
-  //! [cost-loop]
-  //! [cost-2]
   unsigned ran = 0;
   CU_CHECK(cuMemcpyDtoH(&ran, counter, sizeof ran));
   wb::expect(ran == 2u * (kWarmup + kRepeats) * n, "every tick run, both ways",
@@ -549,9 +478,9 @@ LaunchCost launchCost(const Kernels& k, CUstream s, CUdeviceptr counter, unsigne
   return {n, median(streamSubmit) * perKernelUs, median(graphSubmit) * perKernelUs,
           median(streamDone) * perKernelUs, median(graphDone) * perKernelUs};
 }
-//! [cost-2]
 
-std::vector<LaunchCost> launchCosts(const Kernels& k) {
+// Step 5 for N from 1 to 1024: the table, the verdict at the largest N, and the figure's rows.
+void launchCosts(const Kernels& k, wb::FigureTable& figure) {
   CUstream s = newStream();
   CUdeviceptr counter = 0;
   CU_CHECK(cuMemAlloc(&counter, sizeof(unsigned)));
@@ -559,35 +488,23 @@ std::vector<LaunchCost> launchCosts(const Kernels& k) {
   for (unsigned n = 1; n <= 1024; n *= 4) costs.push_back(launchCost(k, s, counter, n));
   CU_CHECK(cuMemFree(counter));
   CU_CHECK(cuStreamDestroy(s));
-  return costs;
-}
-
-//! [cost-table]
-void reportCost(const std::vector<LaunchCost>& costs) {
   std::printf("Host time per kernel, microseconds (median of 7 after 2 warm-ups):\n");
   std::printf("  %7s  %14s  %13s  %12s  %11s\n", "kernels", "stream: submit", "graph: submit", "stream: done",
               "graph: done");
-  for (const LaunchCost& c : costs)
+  for (const LaunchCost& c : costs) {
     std::printf("  %7u  %14.3f  %13.3f  %12.3f  %11.3f\n", c.kernels, c.streamSubmitUs, c.graphSubmitUs,
                 c.streamDoneUs, c.graphDoneUs);
+    figure.row("%u,stream: until done,%.3f", c.kernels, c.streamDoneUs);
+    figure.row("%u,graph: until done,%.3f", c.kernels, c.graphDoneUs);
+    figure.row("%u,stream: submit only,%.3f", c.kernels, c.streamSubmitUs);
+    figure.row("%u,graph: submit only,%.3f", c.kernels, c.graphSubmitUs);
+  }
   const LaunchCost& most = costs.back();
   std::printf("at %u kernels, one graph launch: %.1fx cheaper to submit, done %.1fx sooner\n", most.kernels,
               most.streamSubmitUs / most.graphSubmitUs, most.streamDoneUs / most.graphDoneUs);
   wb::expect(most.graphSubmitUs < most.streamSubmitUs && most.graphDoneUs < most.streamDoneUs,
              "one graph launch cheaper per kernel than " + std::to_string(most.kernels) + " stream launches",
              "the graph was not cheaper there");
-}
-//! [cost-table]
-
-wb::FigureTable tableOf(const std::vector<LaunchCost>& costs) {
-  wb::FigureTable table("kernels,way,microseconds per kernel");
-  for (const LaunchCost& c : costs) {
-    table.row("%u,stream: until done,%.3f", c.kernels, c.streamDoneUs);
-    table.row("%u,graph: until done,%.3f", c.kernels, c.graphDoneUs);
-    table.row("%u,stream: submit only,%.3f", c.kernels, c.streamSubmitUs);
-    table.row("%u,graph: submit only,%.3f", c.kernels, c.graphSubmitUs);
-  }
-  return table;
 }
 
 //! [add-kernel]
@@ -604,18 +521,14 @@ CUgraphNode addKernel(CUgraph graph, CUfunction f, void** args, std::initializer
   return node;
 }
 
-// A host node's function is invoked once its dependencies are done, on a thread the reference does
-// not name. It must not call CUDA.
+// A host node's function, run on a thread the reference does not name: it must not call CUDA.
 void CUDA_CB markDone(void* flag) { static_cast<std::atomic<bool>*>(flag)->store(true); }
 //! [add-kernel]
 
 //! [by-hand]
-// A: the gate; B: a stamp; C: a stamp after both A and B; D: a host node after C. While the gate is
-// closed, C cannot have run, nor D; B, independent of A, may have. The host waits for B's stamp
-// first: only once B is done does a C still at 0 show that C waits for A.
+// A: the gate; B: a stamp; C: a stamp after both A and B; D: a host node after C.
 void byHand(const Kernels& k) {
-  wb::PinnedWords words(5);  // [0] the gate, [1] its outcome, [2] the stamp counter, [3] B's slot,
-                             // [4] C's slot
+  wb::PinnedWords words(5);  // [0] the gate, [1] its outcome, [2] the stamp counter, [3] B's slot, [4] C's
   CUdeviceptr gateWord = words.device(0), outcome = words.device(1), counter = words.device(2),
               slotB = words.device(3), slotC = words.device(4);
   unsigned long long deadlineNs = 10'000'000'000ull;  // the gate gives up after 10 s
@@ -628,18 +541,19 @@ void byHand(const Kernels& k) {
   const CUgraphNode a = addKernel(graph, k.gate, gateArgs, {});
   const CUgraphNode b = addKernel(graph, k.stamp, stampB, {});
   const CUgraphNode c = addKernel(graph, k.stamp, stampC, {a, b});
-  CUDA_HOST_NODE_PARAMS host{};
-  host.fn = markDone;
-  host.userData = &hostRan;
+  const CUDA_HOST_NODE_PARAMS host{markDone, &hostRan};
   CUgraphNode d = nullptr;
   CU_CHECK(cuGraphAddHostNode(&d, graph, &c, 1, &host));
   CUgraphExec exec = nullptr;
   CU_CHECK(cuGraphInstantiate(&exec, graph, 0));
   //! [by-hand]
-  //! [by-hand-2]
   CUstream s = newStream();
   CU_CHECK(cuGraphLaunch(exec, s));
-  const bool bRan = waitForWord(words, 3, 2000);  // B's stamp, read from pinned memory: no CUDA call
+  // B's stamp first, read from pinned memory (no CUDA call), for at most 2 s: only once B is done
+  // does a C still at 0 show that C waits for A.
+  const wb::Stopwatch clock;
+  while (words.read(3) == 0 && clock.ms() < 2000) {}
+  const bool bRan = words.read(3) != 0;
   const unsigned cClosed = words.read(4);
   const bool hostClosed = hostRan.load(),
              gateClosed = words.read(1) == static_cast<unsigned>(wb::Gate::Waiting);
@@ -647,8 +561,7 @@ void byHand(const Kernels& k) {
   CU_CHECK(cuStreamSynchronize(s));
   std::printf("gate closed: B, independent of A, %s; then C (after A and B) ran: %s; "
               "D, the host node after C, ran: %s\n",
-              bRan ? "ran"
-                   : "did not run within 2 s (the scheduler did not run the branches side by side)",
+              bRan ? "ran" : "did not run within 2 s (the scheduler did not run the branches side by side)",
               cClosed ? "YES" : "no", hostClosed ? "YES" : "no");
   std::printf("gate opened, stream synchronised: B ran %u, C ran %u, the host node ran: %s\n", words.read(3),
               words.read(4), hostRan.load() ? "yes" : "NO");
@@ -669,13 +582,11 @@ void byHand(const Kernels& k) {
   CU_CHECK(cuGraphDestroy(graph));
   CU_CHECK(cuStreamDestroy(s));
 }
-//! [by-hand-2]
 
 #if CUDA_VERSION >= 12040
 //! [conditional]
-// A graph of one WHILE node whose body is loop_body. The condition starts at 1 at every launch
-// (CU_GRAPH_COND_ASSIGN_DEFAULT), so the body runs at least once; each run counts itself and sets
-// the condition to whether the count is still below the limit, read from device memory.
+// A graph of one WHILE node whose body, loop_body, counts its runs and sets the condition to whether
+// the count is still below the limit; the condition starts at 1 at every launch (ASSIGN_DEFAULT).
 void loopOnTheGpu(const Kernels& k, CUcontext ctx) {
   CUstream s = newStream();
   CUdeviceptr words = 0;  // [0] the count, [1] the limit
@@ -699,7 +610,6 @@ void loopOnTheGpu(const Kernels& k, CUcontext ctx) {
   CUgraphExec exec = nullptr;
   CU_CHECK(cuGraphInstantiate(&exec, graph, 0));
   //! [conditional]
-  //! [conditional-2]
   bool right = true;
   for (unsigned want : {5u, 12u}) {
     CU_CHECK(cuMemsetD32Async(count, 0, 1, s));
@@ -716,18 +626,14 @@ void loopOnTheGpu(const Kernels& k, CUcontext ctx) {
   CU_CHECK(cuMemFree(words));
   CU_CHECK(cuStreamDestroy(s));
 }
-//! [conditional-2]
 #endif
 
 int main(int argc, char** argv) {
   std::string csvPath;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
-      csvPath = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--csv lesson15-figure.csv]\n", argv[0]);
-      return wb::kExitUsage;
-    }
+    if (std::strcmp(argv[i], "--csv") != 0 || i + 1 == argc)
+      return std::fprintf(stderr, "usage: %s [--csv lesson15-figure.csv]\n", argv[0]), wb::kExitUsage;
+    csvPath = argv[++i];
   }
   try {
     wb::checkEnvironment({
@@ -751,10 +657,12 @@ int main(int argc, char** argv) {
     // Under compute-sanitizer (WORKBOOK_UNDER_SANITIZER) timings mean nothing, and on driver 580 some
     // calls waited there for a kernel that waits for the host (lesson 09): the steps that hold work
     // behind a gate say so instead.
-    const bool sanitized = wb::underSanitizer();
-    const char* leftOut = "left out under compute-sanitizer, which may hold a call until a waiting kernel ends, "
-                          "and slows every call\n";
-    std::vector<LaunchCost> costs;
+    const auto unlessSanitized = [sanitized = wb::underSanitizer()](auto&& run) {
+      if (!sanitized) return run();
+      std::printf("left out under compute-sanitizer, which may hold a call until a waiting kernel ends, "
+                  "and slows every call\n");
+    };
+    wb::FigureTable figure("kernels,way,microseconds per kernel");
 
     wb::step(1, "Capture, instantiate, launch");
     captureAndLaunch(k);
@@ -765,24 +673,13 @@ int main(int argc, char** argv) {
     std::printf("cuMemAlloc during a capture, by the capture's mode:\n");
     captureModes(k);
     wb::step(3, "New arguments for the next launch");
-    if (sanitized)
-      std::printf("%s", leftOut);
-    else
-      newArgumentsNextLaunch(k);
+    unlessSanitized([&] { newArgumentsNextLaunch(k); });
     wb::step(4, "Updating from a new capture");
     updateFromNewCapture(k);
     wb::step(5, "One graph launch against N stream launches");
-    if (sanitized) {
-      std::printf("%s", leftOut);
-    } else {
-      costs = launchCosts(k);
-      reportCost(costs);
-    }
+    unlessSanitized([&] { launchCosts(k, figure); });
     wb::step(6, "A graph built by hand");
-    if (sanitized)
-      std::printf("%s", leftOut);
-    else
-      byHand(k);
+    unlessSanitized([&] { byHand(k); });
     wb::step(7, "A loop on the GPU: a conditional node");
 #if CUDA_VERSION >= 12040
     loopOnTheGpu(k, primary);
@@ -795,7 +692,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuLibraryUnload(streams));
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-    return tableOf(costs).save(csvPath, 5);
+    return figure.save(csvPath, 5);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }
