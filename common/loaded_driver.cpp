@@ -73,4 +73,63 @@ std::string LoadedDriver::describe(CUresult code) const {
   return std::string(name ? name : "unknown CUresult") + " (" + std::to_string(static_cast<int>(code)) + ")";
 }
 
+namespace {
+
+// A function the driver must have; the names of those it lacks go to missing.
+template <typename F>
+void take(const LoadedDriver& d, F& into, const char* name, int since, std::vector<std::string>* missing = nullptr) {
+  into = d.find<F>(name, since);
+  if (!into && missing) missing->push_back(name);
+}
+
+}  // namespace
+
+DriverApi lookUpAll(const LoadedDriver& d, std::vector<std::string>& missing) {
+  DriverApi a;
+  take(d, a.cuInit, "cuInit", 2000, &missing);
+  take(d, a.cuDeviceGetCount, "cuDeviceGetCount", 2000, &missing);
+  take(d, a.cuDeviceGet, "cuDeviceGet", 2000, &missing);
+  take(d, a.cuDeviceGetName, "cuDeviceGetName", 2000, &missing);
+  take(d, a.cuDeviceGetAttribute, "cuDeviceGetAttribute", 2000, &missing);
+  take(d, a.cuDeviceTotalMem, "cuDeviceTotalMem", 3020, &missing);
+  take(d, a.cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", 4010, &missing);
+  take(d, a.cuModuleGetLoadingMode, "cuModuleGetLoadingMode", 11070);
+  take(d, a.cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", 4000, &missing);
+  take(d, a.cuDeviceGetP2PAttribute, "cuDeviceGetP2PAttribute", 8000, &missing);
+  take(d, a.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000, &missing);
+  take(d, a.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease", 11000, &missing);
+  take(d, a.cuCtxSetCurrent, "cuCtxSetCurrent", 4000, &missing);
+  take(d, a.cuCtxSynchronize, "cuCtxSynchronize", 2000, &missing);
+  take(d, a.cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", 4000, &missing);
+  take(d, a.cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess", 4000, &missing);
+  take(d, a.cuMemAlloc, "cuMemAlloc", 3020, &missing);
+  take(d, a.cuMemFree, "cuMemFree", 3020, &missing);
+  take(d, a.cuMemcpyHtoD, "cuMemcpyHtoD", 3020, &missing);
+  take(d, a.cuMemcpyDtoH, "cuMemcpyDtoH", 3020, &missing);
+  take(d, a.cuMemcpyPeer, "cuMemcpyPeer", 4000, &missing);
+#if CUDA_VERSION >= 12040
+  take(d, a.cuDeviceGetDevResource, "cuDeviceGetDevResource", 12040);
+  take(d, a.cuDevSmResourceSplitByCount, "cuDevSmResourceSplitByCount", 12040);
+#endif
+  return a;
+}
+
+void need(const LoadedDriver& d, CUresult rc, const char* call) {
+  if (rc != CUDA_SUCCESS) throw CallFailed(std::string(call) + " returned " + d.describe(rc));
+}
+
+int attribute(const LoadedDriver& d, const DriverApi& api, CUdevice dev, CUdevice_attribute which) {
+  int value = 0;
+  const CUresult rc = api.cuDeviceGetAttribute(&value, which, dev);
+  if (rc == CUDA_ERROR_INVALID_VALUE) return -1;
+  need(d, rc, "cuDeviceGetAttribute");
+  return value;
+}
+
+std::string busId(const LoadedDriver& d, const DriverApi& api, CUdevice dev) {
+  char id[32] = {};
+  need(d, api.cuDeviceGetPCIBusId(id, sizeof id, dev), "cuDeviceGetPCIBusId");
+  return id;
+}
+
 }  // namespace wb

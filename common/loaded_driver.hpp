@@ -18,8 +18,11 @@
 #pragma once
 
 #include <cuda.h>
+#include <cudaTypedefs.h>  // PFN_<call>_v<version>: the type of each driver function, by the version of its signature
 
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace wb {
 
@@ -70,5 +73,59 @@ class LoadedDriver {
 // The name cuda.h of the toolkit this was built with gives a code, or nullptr. The same generated
 // table as wb::headerErrorName, for programs that do not link the driver.
 const char* toolkitErrorName(CUresult code);
+
+// ---- The driver functions lesson 00 calls (lessons/00-your-machine/main.cpp) --------------------
+
+//! [entry-points]
+// The driver functions lesson 00's later steps call, looked up by name and by the CUDA version of
+// the signature each is cast to (lesson 12, step 3). One a driver lacks stays nullptr, and the step
+// that needs it says so.
+struct DriverApi {
+  PFN_cuInit_v2000 cuInit = nullptr;
+  PFN_cuDeviceGetCount_v2000 cuDeviceGetCount = nullptr;
+  PFN_cuDeviceGet_v2000 cuDeviceGet = nullptr;
+  PFN_cuDeviceGetName_v2000 cuDeviceGetName = nullptr;
+  PFN_cuDeviceGetAttribute_v2000 cuDeviceGetAttribute = nullptr;
+  PFN_cuDeviceTotalMem_v3020 cuDeviceTotalMem = nullptr;
+  PFN_cuDeviceGetPCIBusId_v4010 cuDeviceGetPCIBusId = nullptr;
+  PFN_cuModuleGetLoadingMode_v11070 cuModuleGetLoadingMode = nullptr;
+  PFN_cuDeviceCanAccessPeer_v4000 cuDeviceCanAccessPeer = nullptr;
+  PFN_cuDeviceGetP2PAttribute_v8000 cuDeviceGetP2PAttribute = nullptr;
+  PFN_cuDevicePrimaryCtxRetain_v7000 cuDevicePrimaryCtxRetain = nullptr;
+  PFN_cuDevicePrimaryCtxRelease_v11000 cuDevicePrimaryCtxRelease = nullptr;
+  PFN_cuCtxSetCurrent_v4000 cuCtxSetCurrent = nullptr;
+  PFN_cuCtxSynchronize_v2000 cuCtxSynchronize = nullptr;
+  PFN_cuCtxEnablePeerAccess_v4000 cuCtxEnablePeerAccess = nullptr;
+  PFN_cuCtxDisablePeerAccess_v4000 cuCtxDisablePeerAccess = nullptr;
+  PFN_cuMemAlloc_v3020 cuMemAlloc = nullptr;
+  PFN_cuMemFree_v3020 cuMemFree = nullptr;
+  PFN_cuMemcpyHtoD_v3020 cuMemcpyHtoD = nullptr;
+  PFN_cuMemcpyDtoH_v3020 cuMemcpyDtoH = nullptr;
+  PFN_cuMemcpyPeer_v4000 cuMemcpyPeer = nullptr;
+#if CUDA_VERSION >= 12040  // green contexts: 12.4's API
+  PFN_cuDeviceGetDevResource_v12040 cuDeviceGetDevResource = nullptr;
+  PFN_cuDevSmResourceSplitByCount_v12040 cuDevSmResourceSplitByCount = nullptr;
+#endif
+};
+//! [entry-points]
+
+// Every function of DriverApi, from d. The names of those every driver of CUDA 12.0 and newer has
+// and d lacks go to missing; cuModuleGetLoadingMode and the green-context calls may be absent.
+DriverApi lookUpAll(const LoadedDriver& d, std::vector<std::string>& missing);
+
+// A driver call that failed where nothing should: lesson 00 reports the step it happened in as
+// incomplete.
+struct CallFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A call that must succeed here: otherwise throws CallFailed, "<call> returned <d.describe(rc)>".
+void need(const LoadedDriver& d, CUresult rc, const char* call);
+
+// A device's attribute, or -1 where the driver does not know it (an attribute newer than the driver).
+int attribute(const LoadedDriver& d, const DriverApi& api, CUdevice dev, CUdevice_attribute which);
+
+// Where the device sits on the PCI bus ("0000:3b:00.0"), the name NVML and other tools share.
+std::string busId(const LoadedDriver& d, const DriverApi& api, CUdevice dev);
 
 }  // namespace wb

@@ -1,5 +1,6 @@
 #include "machine.hpp"
 
+#include "image_reader.hpp"
 #include "process.hpp"
 
 #include <dlfcn.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +21,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 namespace wb {
 
@@ -72,6 +75,33 @@ std::string toJson(const Finding& f) {
          ", \"severity\": " + jsonString(severityName(f.severity)) + ", \"basis\": " + jsonString(basisName(f.basis)) +
          ", \"what\": " + jsonString(f.what) + ", \"detail\": " + jsonString(f.detail) +
          ", \"todo\": " + jsonString(f.todo) + ", \"lesson\": " + jsonString(f.lesson) + "}";
+}
+
+void printJson(const char* program, const std::vector<Finding>& findings, int exitCode) {
+  std::printf("{\"program\": \"%s\", \"exitCode\": %d, \"findings\": [", program, exitCode);
+  for (size_t i = 0; i < findings.size(); ++i) std::printf("%s\n  %s", i ? "," : "", toJson(findings[i]).c_str());
+  std::printf("\n]}\n");
+}
+
+Finding finding(std::string id, Severity s, Basis b, std::string what, std::string lesson, std::string detail,
+                std::string todo) {
+  Finding f;
+  f.id = std::move(id), f.severity = s, f.basis = b, f.what = std::move(what);
+  f.lesson = std::move(lesson), f.detail = std::move(detail), f.todo = std::move(todo);
+  return f;
+}
+
+std::string shownPath(const std::string& path) {
+  const char* home = std::getenv("HOME");
+  const std::string h = home ? home : "";
+  if (h.size() > 1 && path.rfind(h + "/", 0) == 0) return "~" + path.substr(h.size());
+  return path;
+}
+
+std::string join(const std::vector<std::string>& items, const char* by) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : by) + i;
+  return out;
 }
 
 // ---- ELF ---------------------------------------------------------------------------------------
@@ -336,6 +366,23 @@ int minorVersionFloor(int cudaMajor) {
   }
 }
 
+std::string imagesPtxIsa() {
+  try {
+    return ptxVersionOfText(readVerifiedImage("vector_ops.ptx").data());
+  } catch (const ImageError&) {
+    return "";
+  }
+}
+
+const char* computeModeName(int mode) {
+  switch (mode) {
+    case CU_COMPUTEMODE_DEFAULT: return "DEFAULT";
+    case CU_COMPUTEMODE_PROHIBITED: return "PROHIBITED";
+    case CU_COMPUTEMODE_EXCLUSIVE_PROCESS: return "EXCLUSIVE_PROCESS";
+    default: return "unknown";
+  }
+}
+
 InitAnswer classifyInit(CUresult answer) {
   switch (static_cast<int>(answer)) {  // as a number: 12.6's header lacks some of the names below
     case CUDA_SUCCESS: return InitAnswer::Ready;
@@ -355,6 +402,19 @@ pid_t initialisedBy = 0;  // the process that called rememberInit(); a forked ch
 void rememberInit() { initialisedBy = getpid(); }
 
 int initialisedIn() { return initialisedBy != 0 && initialisedBy != getpid() ? static_cast<int>(initialisedBy) : 0; }
+
+void forkAndGoOnInChild() {
+  const pid_t child = fork();
+  if (child < 0) throw std::runtime_error("fork failed");
+  if (child == 0) {
+    alarm(60);  // a forked child that hangs is ended
+    return;
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+  }
+  std::exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+}
 
 // ---- Environment ----------------------------------------------------------------------------------
 
@@ -445,5 +505,75 @@ MpsPipeFolder mpsPipeFolder() {
     for (auto it = fs::directory_iterator(m.folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) ++m.entries;
   return m;
 }
+
+// ---- Pairs of devices ----------------------------------------------------------------------------
+
+Primaries::Primaries(const LoadedDriver& d, const DriverApi& a, int count) : api(a) {
+  for (int n = 0; n < count; ++n) {
+    CUdevice dev = 0;
+    CUcontext ctx = nullptr;
+    need(d, api.cuDeviceGet(&dev, n), "cuDeviceGet");
+    need(d, api.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+    devices.push_back(dev), contexts.push_back(ctx);
+  }
+}
+
+Primaries::~Primaries() {
+  api.cuCtxSetCurrent(nullptr);
+  for (CUdevice dev : devices) api.cuDevicePrimaryCtxRelease(dev);
+}
+
+namespace {
+
+// What one round trip holds: a buffer on each side and the peer access it enabled, all given back
+// at scope exit (a failed call ends the step, and nothing is left behind).
+struct RoundTrip {
+  const DriverApi& api;
+  CUcontext a, b;
+  CUdeviceptr src = 0, back = 0, there = 0;  // src and back in a's context, there in b's
+  bool aToB = false, bToA = false;           // peer access enabled from a's context to b's memory, and back
+  RoundTrip(const DriverApi& api, CUcontext a, CUcontext b) : api(api), a(a), b(b) {}
+  ~RoundTrip() {
+    api.cuCtxSetCurrent(b);
+    if (bToA) api.cuCtxDisablePeerAccess(a);
+    if (there) api.cuMemFree(there);
+    api.cuCtxSetCurrent(a);
+    if (aToB) api.cuCtxDisablePeerAccess(b);
+    if (src) api.cuMemFree(src);
+    if (back) api.cuMemFree(back);
+    api.cuCtxSetCurrent(nullptr);
+  }
+  RoundTrip(const RoundTrip&) = delete;
+  RoundTrip& operator=(const RoundTrip&) = delete;
+};
+
+}  // namespace
+
+//! [pair-copy]
+// A round trip a -> b -> a with cuMemcpyPeer, with peer access enabled both ways where the devices
+// allow it (so the bytes go over the link between them), and every byte compared with what was
+// sent. A peer path that a PCIe switch or an IOMMU breaks can corrupt bytes or hang, not fail.
+bool roundTrip(const LoadedDriver& d, const DriverApi& api, CUcontext a, CUcontext b, bool peer) {
+  const size_t words = size_t{1} << 20, bytes = words * sizeof(uint32_t);
+  std::vector<uint32_t> sent(words), got(words, 0);
+  for (size_t i = 0; i < words; ++i) sent[i] = 0x9E3779B9u * static_cast<uint32_t>(i + 1);
+  RoundTrip t(api, a, b);
+  need(d, api.cuCtxSetCurrent(b), "cuCtxSetCurrent");
+  need(d, api.cuMemAlloc(&t.there, bytes), "cuMemAlloc");
+  if (peer) need(d, api.cuCtxEnablePeerAccess(a, 0), "cuCtxEnablePeerAccess");
+  t.bToA = peer;
+  need(d, api.cuCtxSetCurrent(a), "cuCtxSetCurrent");
+  need(d, api.cuMemAlloc(&t.src, bytes), "cuMemAlloc");
+  need(d, api.cuMemAlloc(&t.back, bytes), "cuMemAlloc");
+  if (peer) need(d, api.cuCtxEnablePeerAccess(b, 0), "cuCtxEnablePeerAccess");
+  t.aToB = peer;
+  need(d, api.cuMemcpyHtoD(t.src, sent.data(), bytes), "cuMemcpyHtoD");
+  need(d, api.cuMemcpyPeer(t.there, b, t.src, a, bytes), "cuMemcpyPeer");
+  need(d, api.cuMemcpyPeer(t.back, a, t.there, b, bytes), "cuMemcpyPeer");
+  need(d, api.cuCtxSynchronize(), "cuCtxSynchronize");
+  need(d, api.cuMemcpyDtoH(got.data(), t.back, bytes), "cuMemcpyDtoH");
+  return got == sent;
+}
+//! [pair-copy]
 
 }  // namespace wb

@@ -44,6 +44,15 @@ const char* basisName(Basis b);        // "documented", "observed", "computed"
 std::string jsonString(const std::string& text);
 // {"id": ..., "step": ..., "severity": ..., "basis": ..., "what": ..., "detail": ..., "todo": ..., "lesson": ...}
 std::string toJson(const Finding& f);
+// {"program": ..., "exitCode": ..., "findings": [one toJson a line]}, printed to stdout.
+void printJson(const char* program, const std::vector<Finding>& findings, int exitCode);
+// A finding from its fields; the report that adds it sets its step.
+Finding finding(std::string id, Severity s, Basis b, std::string what, std::string lesson = "",
+                std::string detail = "", std::string todo = "");
+// A path as people write it: under $HOME as "~/...".
+std::string shownPath(const std::string& path);
+// The items, one after the other, with `by` between them.
+std::string join(const std::vector<std::string>& items, const char* by = ", ");
 
 // ---- The program's own binary (the ELF reader lesson 12 steps 2 uses) ---------------------------
 
@@ -117,6 +126,17 @@ InitAnswer classifyInit(CUresult answer);
 // the process that initialised CUDA (and 0 in that process itself, or where nothing was recorded).
 void rememberInit();
 int initialisedIn();
+// fork(): the parent waits for the child and exits with its exit code (128 + the signal that
+// ended it); the child returns, with a 60 s alarm, so that a forked child that hangs is ended.
+// Throws std::runtime_error where fork fails.
+void forkAndGoOnInChild();
+
+// The PTX ISA of the course's kernel images: the .version directive of the PTX the build made, read
+// through the course's image reader; "" where the image is missing or damaged (lesson 06).
+std::string imagesPtxIsa();
+
+// "DEFAULT", "PROHIBITED", "EXCLUSIVE_PROCESS" (CU_DEVICE_ATTRIBUTE_COMPUTE_MODE), or "unknown".
+const char* computeModeName(int mode);
 
 // ---- The CUDA environment variables -------------------------------------------------------------
 
@@ -163,5 +183,24 @@ struct MpsPipeFolder {
   std::size_t entries = 0;  // what the folder holds (a daemon's pipes and sockets)
 };
 MpsPipeFolder mpsPipeFolder();
+
+// ---- Pairs of devices (lesson 00, step 7) -------------------------------------------------------
+
+// Every device's primary context, retained for step 7 and released at its end: retained once, so
+// that each pair does not build the contexts again. A failed call throws CallFailed.
+struct Primaries {
+  const DriverApi& api;
+  std::vector<CUdevice> devices;
+  std::vector<CUcontext> contexts;
+  Primaries(const LoadedDriver& d, const DriverApi& a, int count);
+  ~Primaries();
+  Primaries(const Primaries&) = delete;
+  Primaries& operator=(const Primaries&) = delete;
+};
+
+// A round trip a -> b -> a of 4 MiB with cuMemcpyPeer, with peer access enabled both ways when
+// `peer` (so the bytes go over the link between the devices): whether every byte came back as sent.
+// Everything it takes is given back; a failed call throws CallFailed.
+bool roundTrip(const LoadedDriver& d, const DriverApi& api, CUcontext a, CUcontext b, bool peer);
 
 }  // namespace wb

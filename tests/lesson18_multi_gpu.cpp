@@ -11,6 +11,7 @@
 // staging through pinned host memory where NVLink joins the devices. A case whose devices lack what
 // it needs reports itself skipped, with the reason.
 #include "damaged_images.hpp"
+#include "device_contexts.hpp"
 #include "nvml.hpp"
 #include "support.hpp"
 
@@ -128,23 +129,14 @@ class Buffer {
   CUdeviceptr p_ = 0;
 };
 
-template <class T>
-std::vector<T> readBack(CUcontext ctx, CUdeviceptr p, size_t n) {
-  wbt::Pushed current(ctx);
-  std::vector<T> v(n);
-  CU_CHECK(cuMemcpyDtoH(v.data(), p, n * sizeof(T)));
-  return v;
-}
+using wb::readBack;  // common/device_contexts.hpp, as lesson 18's program reads back
 
 void upload(CUcontext ctx, CUdeviceptr p, const std::vector<unsigned>& words) {
   wbt::Pushed current(ctx);
   CU_CHECK(cuMemcpyHtoD(p, words.data(), words.size() * sizeof(unsigned)));
 }
 
-void synchronize(CUcontext ctx) {
-  wbt::Pushed current(ctx);
-  CU_CHECK(cuCtxSynchronize());
-}
+using wb::synchronize;  // common/device_contexts.hpp
 
 std::vector<unsigned> pattern(size_t n, unsigned seed) {
   std::vector<unsigned> v(n);
@@ -191,18 +183,7 @@ size_t countOf(const std::vector<float>& v, float value) {
   return static_cast<size_t>(std::count(v.begin(), v.end(), value));
 }
 
-// Best of 5 after a warm-up, in ms, by the host's clock around the whole copy.
-template <class Copy>
-double bestMs(Copy&& copy) {
-  copy();
-  double best = 1e30;
-  for (int i = 0; i < 5; ++i) {
-    const wb::Stopwatch clock;
-    copy();
-    best = std::min(best, clock.ms());
-  }
-  return best;
-}
+using wb::bestMs;  // best of 5 after a warm-up, in ms, as lesson 18's program times its copies
 
 }  // namespace
 

@@ -26,16 +26,11 @@
 #include "process.hpp"
 #include "workbook.hpp"
 
-#include <cudaTypedefs.h>  // PFN_<call>_v<version>: the type of each driver function, by the version of its signature
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -45,11 +40,6 @@ struct Options {
   bool json = false;
   bool forkFirst = false;  // initialise CUDA, fork, and survey from the forked child
   std::string driver = "libcuda.so.1";
-};
-
-// A driver call that failed where nothing should: the step it happened in is reported incomplete.
-struct CallFailed : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 bool forkedChild = false;  // this process is the child --fork-first made: it ends with _exit
@@ -80,15 +70,15 @@ class Report {
   }
   //! [report]
   const std::vector<wb::Finding>& findings() const { return findings_; }
-  bool any(wb::Severity s) const {
-    for (const auto& f : findings_)
-      if (f.severity == s) return true;
-    return false;
+  size_t count(wb::Severity s) const {
+    size_t n = 0;
+    for (const auto& f : findings_) n += f.severity == s;
+    return n;
   }
   int exitCode() const {
-    return any(wb::Severity::NoDriver) ? wb::kExitNoGpu
-           : any(wb::Severity::Action) ? wb::kExitNeedsAction
-                                       : wb::kExitOk;
+    return count(wb::Severity::NoDriver) ? wb::kExitNoGpu
+           : count(wb::Severity::Action) ? wb::kExitNeedsAction
+                                         : wb::kExitOk;
   }
 
  private:
@@ -97,30 +87,8 @@ class Report {
   std::vector<wb::Finding> findings_;
 };
 
-wb::Finding finding(std::string id, wb::Severity s, wb::Basis b, std::string what, std::string lesson = "",
-                    std::string detail = "", std::string todo = "") {
-  wb::Finding f;
-  f.id = std::move(id), f.severity = s, f.basis = b, f.what = std::move(what);
-  f.lesson = std::move(lesson), f.detail = std::move(detail), f.todo = std::move(todo);
-  return f;
-}
-
-using wb::Basis;
-using wb::Severity;
-
-// A path as people write it: under $HOME as "~/...".
-std::string shown(const std::string& path) {
-  const char* home = std::getenv("HOME");
-  const std::string h = home ? home : "";
-  if (h.size() > 1 && path.rfind(h + "/", 0) == 0) return "~" + path.substr(h.size());
-  return path;
-}
-
-std::string join(const std::vector<std::string>& items, const char* by = ", ") {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : by) + i;
-  return out;
-}
+using Api = wb::DriverApi;  // the driver functions this program calls (common/loaded_driver.hpp)
+using wb::attribute, wb::Basis, wb::busId, wb::CallFailed, wb::finding, wb::join, wb::need, wb::Severity;
 
 // ---- Step 1 ----------------------------------------------------------------------------------------
 
@@ -226,16 +194,6 @@ void driverFiles(Report& r, const wb::LoadedDriver& d) {
 
 // ---- Step 3 ----------------------------------------------------------------------------------------
 
-// The PTX ISA of the course's kernel images: the .version directive of the PTX the build made, read
-// through the course's image reader; "" where the image is missing or damaged (lesson 06).
-std::string imagesPtxIsa() {
-  try {
-    return wb::ptxVersionOfText(wb::readVerifiedImage("vector_ops.ptx").data());
-  } catch (const wb::ImageError&) {
-    return "";
-  }
-}
-
 //! [versions]
 // Three versions meet in a running program (lesson 12): the cuda.h it was built with, the driver it
 // runs on, and the toolkit that built its kernel images. NVIDIA's compatibility guide: a driver
@@ -243,7 +201,7 @@ std::string imagesPtxIsa() {
 // version runs under minor version compatibility, without the newer features; a newer major not.
 void versions(Report& r, int driver, bool usable) {
   const int built = CUDA_VERSION, major = built / 1000;
-  const std::string isa = imagesPtxIsa(), b = wb::cudaVersionText(built), v = wb::cudaVersionText(driver);
+  const std::string isa = wb::imagesPtxIsa(), b = wb::cudaVersionText(built), v = wb::cudaVersionText(driver);
   r.say("built with cuda.h of CUDA " + b + "; kernel images by nvcc " + wb::imageToolkitVersion() +
         ", their PTX ISA " + (isa.empty() ? "unknown (no vector_ops.ptx)" : isa));
   if (!usable) return r.say("the driver's side: left out, no usable driver (step 2)");
@@ -279,93 +237,6 @@ void driverAgainstModule(Report& r, const wb::LoadedDriver& d) {
       "CUDA forward compatibility package: it works on the GPUs and under the conditions NVIDIA's "
       "compatibility guide lists; elsewhere cuInit fails with CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803) or "
       "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804)."));
-}
-
-// ---- The driver's functions ------------------------------------------------------------------------
-
-//! [entry-points]
-// The driver functions the later steps call, looked up by name and by the CUDA version of the
-// signature each is cast to (lesson 12, step 3). One a driver lacks stays nullptr, and the step that
-// needs it says so.
-struct Api {
-  PFN_cuInit_v2000 cuInit = nullptr;
-  PFN_cuDeviceGetCount_v2000 cuDeviceGetCount = nullptr;
-  PFN_cuDeviceGet_v2000 cuDeviceGet = nullptr;
-  PFN_cuDeviceGetName_v2000 cuDeviceGetName = nullptr;
-  PFN_cuDeviceGetAttribute_v2000 cuDeviceGetAttribute = nullptr;
-  PFN_cuDeviceTotalMem_v3020 cuDeviceTotalMem = nullptr;
-  PFN_cuDeviceGetPCIBusId_v4010 cuDeviceGetPCIBusId = nullptr;
-  PFN_cuModuleGetLoadingMode_v11070 cuModuleGetLoadingMode = nullptr;
-  PFN_cuDeviceCanAccessPeer_v4000 cuDeviceCanAccessPeer = nullptr;
-  PFN_cuDeviceGetP2PAttribute_v8000 cuDeviceGetP2PAttribute = nullptr;
-  PFN_cuDevicePrimaryCtxRetain_v7000 cuDevicePrimaryCtxRetain = nullptr;
-  PFN_cuDevicePrimaryCtxRelease_v11000 cuDevicePrimaryCtxRelease = nullptr;
-  PFN_cuCtxSetCurrent_v4000 cuCtxSetCurrent = nullptr;
-  PFN_cuCtxSynchronize_v2000 cuCtxSynchronize = nullptr;
-  PFN_cuCtxEnablePeerAccess_v4000 cuCtxEnablePeerAccess = nullptr;
-  PFN_cuCtxDisablePeerAccess_v4000 cuCtxDisablePeerAccess = nullptr;
-  PFN_cuMemAlloc_v3020 cuMemAlloc = nullptr;
-  PFN_cuMemFree_v3020 cuMemFree = nullptr;
-  PFN_cuMemcpyHtoD_v3020 cuMemcpyHtoD = nullptr;
-  PFN_cuMemcpyDtoH_v3020 cuMemcpyDtoH = nullptr;
-  PFN_cuMemcpyPeer_v4000 cuMemcpyPeer = nullptr;
-#if CUDA_VERSION >= 12040  // green contexts: 12.4's API
-  PFN_cuDeviceGetDevResource_v12040 cuDeviceGetDevResource = nullptr;
-  PFN_cuDevSmResourceSplitByCount_v12040 cuDevSmResourceSplitByCount = nullptr;
-#endif
-};
-//! [entry-points]
-
-// A function the driver must have; the names of those it lacks go to missing.
-template <typename F>
-void take(const wb::LoadedDriver& d, F& into, const char* name, int since,
-          std::vector<std::string>* missing = nullptr) {
-  into = d.find<F>(name, since);
-  if (!into && missing) missing->push_back(name);
-}
-
-Api lookUpAll(const wb::LoadedDriver& d, std::vector<std::string>& missing) {
-  Api a;
-  take(d, a.cuInit, "cuInit", 2000, &missing);
-  take(d, a.cuDeviceGetCount, "cuDeviceGetCount", 2000, &missing);
-  take(d, a.cuDeviceGet, "cuDeviceGet", 2000, &missing);
-  take(d, a.cuDeviceGetName, "cuDeviceGetName", 2000, &missing);
-  take(d, a.cuDeviceGetAttribute, "cuDeviceGetAttribute", 2000, &missing);
-  take(d, a.cuDeviceTotalMem, "cuDeviceTotalMem", 3020, &missing);
-  take(d, a.cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", 4010, &missing);
-  take(d, a.cuModuleGetLoadingMode, "cuModuleGetLoadingMode", 11070);
-  take(d, a.cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", 4000, &missing);
-  take(d, a.cuDeviceGetP2PAttribute, "cuDeviceGetP2PAttribute", 8000, &missing);
-  take(d, a.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000, &missing);
-  take(d, a.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease", 11000, &missing);
-  take(d, a.cuCtxSetCurrent, "cuCtxSetCurrent", 4000, &missing);
-  take(d, a.cuCtxSynchronize, "cuCtxSynchronize", 2000, &missing);
-  take(d, a.cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", 4000, &missing);
-  take(d, a.cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess", 4000, &missing);
-  take(d, a.cuMemAlloc, "cuMemAlloc", 3020, &missing);
-  take(d, a.cuMemFree, "cuMemFree", 3020, &missing);
-  take(d, a.cuMemcpyHtoD, "cuMemcpyHtoD", 3020, &missing);
-  take(d, a.cuMemcpyDtoH, "cuMemcpyDtoH", 3020, &missing);
-  take(d, a.cuMemcpyPeer, "cuMemcpyPeer", 4000, &missing);
-#if CUDA_VERSION >= 12040
-  take(d, a.cuDeviceGetDevResource, "cuDeviceGetDevResource", 12040);
-  take(d, a.cuDevSmResourceSplitByCount, "cuDevSmResourceSplitByCount", 12040);
-#endif
-  return a;
-}
-
-// A call that must succeed here; its failure ends the step it is in (the report says which).
-void need(const wb::LoadedDriver& d, CUresult rc, const char* call) {
-  if (rc != CUDA_SUCCESS) throw CallFailed(std::string(call) + " returned " + d.describe(rc));
-}
-
-// A device's attribute, or -1 where the driver does not know it (an attribute newer than the driver).
-int attribute(const wb::LoadedDriver& d, const Api& api, CUdevice dev, CUdevice_attribute which) {
-  int value = 0;
-  const CUresult rc = api.cuDeviceGetAttribute(&value, which, dev);
-  if (rc == CUDA_ERROR_INVALID_VALUE) return -1;
-  need(d, rc, "cuDeviceGetAttribute");
-  return value;
 }
 
 // ---- Step 4 ----------------------------------------------------------------------------------------
@@ -424,48 +295,31 @@ bool initialise(Report& r, const wb::LoadedDriver& d, const Api& api) {
 }
 //! [init]
 
-const char* computeModeName(int mode) {
-  switch (mode) {
-    case CU_COMPUTEMODE_DEFAULT:
-      return "DEFAULT";
-    case CU_COMPUTEMODE_PROHIBITED:
-      return "PROHIBITED";
-    case CU_COMPUTEMODE_EXCLUSIVE_PROCESS:
-      return "EXCLUSIVE_PROCESS";
-    default:
-      return "unknown";
-  }
-}
-
 //! [compute-mode]
 // Who may use the device: the compute mode (nvidia-smi -c sets it), and whether contexts made on
 // it are shared through an MPS server.
 void computeMode(Report& r, const wb::LoadedDriver& d, const Api& api, CUdevice dev, int n) {
   const std::string id = "device." + std::to_string(n);
   const int mode = attribute(d, api, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE);
-  const std::string what = "device " + std::to_string(n) + "'s compute mode is " + computeModeName(mode);
+  const std::string what = "device " + std::to_string(n) + "'s compute mode is " + wb::computeModeName(mode);
   if (mode == CU_COMPUTEMODE_PROHIBITED)
     r.add(finding(id + ".compute-mode", Severity::Action, Basis::Documented,
                   what + ": no context can be made on it", "17", "",
                   "set it back with nvidia-smi -i <gpu> -c DEFAULT (as root), or use another GPU"));
   else if (mode == CU_COMPUTEMODE_EXCLUSIVE_PROCESS)
     r.add(finding(id + ".compute-mode", Severity::Note, Basis::Documented,
-                  what + ": one process at a time may have "
-                         "a context on it (MPS clients count as one)",
-                  "17",
-                  "Lesson 17's processes that share a GPU, and "
-                  "any server that forks workers onto one GPU, need DEFAULT or MPS."));
+                  what + ": one process at a time may have a context on it (MPS clients count as one)", "17",
+                  "Lesson 17's processes that share a GPU, and any server that forks workers onto one GPU, "
+                  "need DEFAULT or MPS."));
   else
     r.add(finding(id + ".compute-mode", Severity::Ok, Basis::Documented,
                   what + ": several processes may use it", "17"));
-  const int mps = attribute(d, api, dev, CU_DEVICE_ATTRIBUTE_MPS_ENABLED);
-  if (mps == 1)
+  if (attribute(d, api, dev, CU_DEVICE_ATTRIBUTE_MPS_ENABLED) == 1)
     r.add(finding(id + ".mps", Severity::Note, Basis::Documented,
                   "contexts made on device " + std::to_string(n) +
-                      " are shared through MPS (CU_DEVICE_ATTRIBUTE_MPS_ENABLED)",
-                  "17",
-                  "Kernels of several processes "
-                  "then run side by side in one server; a fault in one client can end the others' work."));
+                      " are shared through MPS (CU_DEVICE_ATTRIBUTE_MPS_ENABLED)", "17",
+                  "Kernels of several processes then run side by side in one server; a fault in one client "
+                  "can end the others' work."));
 }
 //! [compute-mode]
 
@@ -476,7 +330,7 @@ void computeMode(Report& r, const wb::LoadedDriver& d, const Api& api, CUdevice 
 void kernelsFor(Report& r, int n, int major, int minor, int driver) {
   const unsigned arch = static_cast<unsigned>(major * 10 + minor);
   const std::vector<unsigned> built = wb::builtArchitectures();
-  const std::string sm = "sm_" + std::to_string(arch), isa = imagesPtxIsa(), jit = wb::ptxIsaOf(driver);
+  const std::string sm = "sm_" + std::to_string(arch), isa = wb::imagesPtxIsa(), jit = wb::ptxIsaOf(driver);
   wb::Finding f = finding("device." + std::to_string(n) + ".kernels", Severity::Note, Basis::Documented,
                           "the driver compiles the images' PTX for " + sm + " when a kernel is first loaded "
                           "(no machine code for it is built): the JIT cache (step 5) keeps it", "12");
@@ -505,11 +359,8 @@ int devices(Report& r, const wb::LoadedDriver& d, const Api& api, int driver) {
   r.say("the driver sees " + std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s"));
   if (count == 0)
     r.add(finding("process.devices", Severity::NoDriver, Basis::Documented,
-                  "cuInit(0) succeeded, and cuDeviceGetCount "
-                  "counts no device",
-                  "01", "",
-                  "check that nvidia-smi lists a GPU, and that CUDA_VISIBLE_DEVICES, "
-                  "where set, names one"));
+                  "cuInit(0) succeeded, and cuDeviceGetCount counts no device", "01", "",
+                  "check that nvidia-smi lists a GPU, and that CUDA_VISIBLE_DEVICES, where set, names one"));
   for (int n = 0; n < count; ++n) {
     CUdevice dev = 0;
     need(d, api.cuDeviceGet(&dev, n), "cuDeviceGet");
@@ -536,17 +387,13 @@ void mpsFolder(Report& r) {
                                 ? m.folder + " (CUDA_MPS_PIPE_DIRECTORY)"
                                 : "nvidia-mps in /tmp, the default (CUDA_MPS_PIPE_DIRECTORY is unset)";
   if (!m.exists)
-    return r.add(finding(
-        "process.mps", Severity::Ok, Basis::Documented,
-        "no MPS pipe folder: " + where + " does not exist, so no MPS control daemon serves this process",
-        "17"));
-  r.add(finding(
-      "process.mps", Severity::Note, Basis::Documented,
-      "the MPS pipe folder " + where + " exists (" + std::to_string(m.entries) +
-          " entries): a control daemon may serve this process",
-      "17",
-      "Under MPS a process's kernels share the GPU with other clients', and its compute mode is usually "
-      "EXCLUSIVE_PROCESS."));
+    return r.add(finding("process.mps", Severity::Ok, Basis::Documented, "no MPS pipe folder: " + where +
+                         " does not exist, so no MPS control daemon serves this process", "17"));
+  r.add(finding("process.mps", Severity::Note, Basis::Documented,
+                "the MPS pipe folder " + where + " exists (" + std::to_string(m.entries) +
+                    " entries): a control daemon may serve this process", "17",
+                "Under MPS a process's kernels share the GPU with other clients', and its compute mode is "
+                "usually EXCLUSIVE_PROCESS."));
 }
 //! [mps-folder]
 
@@ -561,14 +408,12 @@ void loadingMode(Report& r, const wb::LoadedDriver& d, const Api& api) {
   need(d, api.cuModuleGetLoadingMode(&mode), "cuModuleGetLoadingMode");
   if (mode == CU_MODULE_LAZY_LOADING)
     r.add(finding("loading.mode", Severity::Ok, Basis::Documented,
-                  "modules load lazily: each kernel when first "
-                  "needed, so a load is cheap and a kernel's first use pays",
-                  "06"));
+                  "modules load lazily: each kernel when first needed, so a load is cheap and a kernel's "
+                  "first use pays", "06"));
   else
     r.add(finding("loading.mode", Severity::Note, Basis::Documented,
-                  "modules load eagerly: every kernel at "
-                  "cuModuleLoad or cuLibraryLoad (CUDA_MODULE_LOADING=EAGER): start-up pays for all of them",
-                  "06"));
+                  "modules load eagerly: every kernel at cuModuleLoad or cuLibraryLoad "
+                  "(CUDA_MODULE_LOADING=EAGER): start-up pays for all of them", "06"));
 }
 //! [loading-mode]
 
@@ -577,29 +422,25 @@ void loadingMode(Report& r, const wb::LoadedDriver& d, const Api& api) {
 // write means every process compiles the same PTX again, at every cold start (lesson 12, step 6).
 void jitCacheFinding(Report& r) {
   const wb::JitCache c = wb::jitCache();
-  const std::string where = shown(c.folder) + (c.folderFromVariable ? " (CUDA_CACHE_PATH)" : "");
+  const std::string where = wb::shownPath(c.folder) + (c.folderFromVariable ? " (CUDA_CACHE_PATH)" : "");
   r.say("JIT cache: " + where + ", " +
         (c.exists ? std::to_string(c.files) + " files, " + wb::bytes(c.usedBytes)
                   : std::string("not created yet")) +
         "; its limit " + wb::bytes(c.maxBytes) +
         (c.maxFromVariable ? " (CUDA_CACHE_MAXSIZE)" : " (the default)"));
   if (c.disabled || c.maxBytes == 0)
-    r.add(finding("jit.cache", Severity::Note, Basis::Documented,
-                  std::string("the JIT cache is off (") +
-                      (c.disabled ? "CUDA_CACHE_DISABLE=1" : "CUDA_CACHE_MAXSIZE=0: nothing fits") +
-                      "): every process compiles the PTX it loads again",
-                  "12"));
+    r.add(finding("jit.cache", Severity::Note, Basis::Documented, std::string("the JIT cache is off (") +
+                  (c.disabled ? "CUDA_CACHE_DISABLE=1" : "CUDA_CACHE_MAXSIZE=0: nothing fits") +
+                  "): every process compiles the PTX it loads again", "12"));
   else if (!c.writable)
-    r.add(finding(
-        "jit.cache", Severity::Action, Basis::Computed,
-        "this process cannot write the JIT cache " + where + ": " + shown(c.writableCheckedAt) +
-            " is not a folder it may write in",
-        "12", "Every process then compiles again the PTX it loads, at every start.",
-        "point CUDA_CACHE_PATH at a folder the program may write (a container's home is often read-only)"));
+    r.add(finding("jit.cache", Severity::Action, Basis::Computed, "this process cannot write the JIT cache " +
+                  where + ": " + wb::shownPath(c.writableCheckedAt) + " is not a folder it may write in", "12",
+                  "Every process then compiles again the PTX it loads, at every start.",
+                  "point CUDA_CACHE_PATH at a folder the program may write (a container's home is often "
+                  "read-only)"));
   else if (c.usedBytes >= c.maxBytes)
-    r.add(finding("jit.cache", Severity::Note, Basis::Computed,
-                  "the JIT cache " + where + " holds " + wb::bytes(c.usedBytes) +
-                      ", its whole limit: what it compiles next replaces older entries",
+    r.add(finding("jit.cache", Severity::Note, Basis::Computed, "the JIT cache " + where + " holds " +
+                  wb::bytes(c.usedBytes) + ", its whole limit: what it compiles next replaces older entries",
                   "12"));
   else
     r.add(finding("jit.cache", Severity::Ok, Basis::Computed, "the JIT cache " + where + " can be written",
@@ -678,84 +519,6 @@ void greenContexts(Report& r, const wb::LoadedDriver& d, const Api& api, CUdevic
 
 // ---- Step 7 ----------------------------------------------------------------------------------------
 
-// Every device's primary context, retained for step 7 and released at its end: retained once, so
-// that each pair does not build the contexts again.
-struct Primaries {
-  const Api& api;
-  std::vector<CUdevice> devices;
-  std::vector<CUcontext> contexts;
-  Primaries(const wb::LoadedDriver& d, const Api& a, int count) : api(a) {
-    for (int n = 0; n < count; ++n) {
-      CUdevice dev = 0;
-      CUcontext ctx = nullptr;
-      need(d, api.cuDeviceGet(&dev, n), "cuDeviceGet");
-      need(d, api.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-      devices.push_back(dev), contexts.push_back(ctx);
-    }
-  }
-  ~Primaries() {
-    api.cuCtxSetCurrent(nullptr);
-    for (CUdevice dev : devices) api.cuDevicePrimaryCtxRelease(dev);
-  }
-  Primaries(const Primaries&) = delete;
-  Primaries& operator=(const Primaries&) = delete;
-};
-
-// What one round trip holds: a buffer on each side and the peer access it enabled, all given back
-// at scope exit (a failed call ends the step, and nothing is left behind).
-struct RoundTrip {
-  const Api& api;
-  CUcontext a, b;
-  CUdeviceptr src = 0, back = 0, there = 0;  // src and back in a's context, there in b's
-  bool aToB = false, bToA = false;           // peer access enabled from a's context to b's memory, and back
-  RoundTrip(const Api& api, CUcontext a, CUcontext b) : api(api), a(a), b(b) {}
-  ~RoundTrip() {
-    api.cuCtxSetCurrent(b);
-    if (bToA) api.cuCtxDisablePeerAccess(a);
-    if (there) api.cuMemFree(there);
-    api.cuCtxSetCurrent(a);
-    if (aToB) api.cuCtxDisablePeerAccess(b);
-    if (src) api.cuMemFree(src);
-    if (back) api.cuMemFree(back);
-    api.cuCtxSetCurrent(nullptr);
-  }
-  RoundTrip(const RoundTrip&) = delete;
-  RoundTrip& operator=(const RoundTrip&) = delete;
-};
-
-//! [pair-copy]
-// A round trip a -> b -> a with cuMemcpyPeer, with peer access enabled both ways where the devices
-// allow it (so the bytes go over the link between them), and every byte compared with what was
-// sent. A peer path that a PCIe switch or an IOMMU breaks can corrupt bytes or hang, not fail.
-bool roundTrip(const wb::LoadedDriver& d, const Api& api, CUcontext a, CUcontext b, bool peer) {
-  const size_t words = size_t{1} << 20, bytes = words * sizeof(uint32_t);
-  std::vector<uint32_t> sent(words), got(words, 0);
-  for (size_t i = 0; i < words; ++i) sent[i] = 0x9E3779B9u * static_cast<uint32_t>(i + 1);
-  RoundTrip t(api, a, b);
-  need(d, api.cuCtxSetCurrent(b), "cuCtxSetCurrent");
-  need(d, api.cuMemAlloc(&t.there, bytes), "cuMemAlloc");
-  if (peer) need(d, api.cuCtxEnablePeerAccess(a, 0), "cuCtxEnablePeerAccess");
-  t.bToA = peer;
-  need(d, api.cuCtxSetCurrent(a), "cuCtxSetCurrent");
-  need(d, api.cuMemAlloc(&t.src, bytes), "cuMemAlloc");
-  need(d, api.cuMemAlloc(&t.back, bytes), "cuMemAlloc");
-  if (peer) need(d, api.cuCtxEnablePeerAccess(b, 0), "cuCtxEnablePeerAccess");
-  t.aToB = peer;
-  need(d, api.cuMemcpyHtoD(t.src, sent.data(), bytes), "cuMemcpyHtoD");
-  need(d, api.cuMemcpyPeer(t.there, b, t.src, a, bytes), "cuMemcpyPeer");
-  need(d, api.cuMemcpyPeer(t.back, a, t.there, b, bytes), "cuMemcpyPeer");
-  need(d, api.cuCtxSynchronize(), "cuCtxSynchronize");
-  need(d, api.cuMemcpyDtoH(got.data(), t.back, bytes), "cuMemcpyDtoH");
-  return got == sent;
-}
-//! [pair-copy]
-
-std::string busId(const wb::LoadedDriver& d, const Api& api, CUdevice dev) {
-  char id[32] = {};
-  need(d, api.cuDeviceGetPCIBusId(id, sizeof id, dev), "cuDeviceGetPCIBusId");
-  return id;
-}
-
 //! [pairs]
 // Every pair of devices: may each access the other's memory (cuDeviceCanAccessPeer answers per
 // direction), what links them (NVML), and a round trip whose bytes are checked.
@@ -763,7 +526,7 @@ void pairs(Report& r, const wb::LoadedDriver& d, const Api& api, int count) {
   if (count < 2)
     return r.add(finding("pairs", Severity::Ok, Basis::Computed, std::to_string(count) + " device" +
                          (count == 1 ? "" : "s") + ": no pair of devices to check", "18"));
-  const Primaries primary(d, api, count);
+  const wb::Primaries primary(d, api, count);
   for (int i = 0; i < count; ++i)
     for (int j = i + 1; j < count; ++j) {
       const CUdevice a = primary.devices[i], b = primary.devices[j];
@@ -778,7 +541,7 @@ void pairs(Report& r, const wb::LoadedDriver& d, const Api& api, int count) {
             " the other, rank " + std::to_string(rank) + "; " + (links ? links->describe() : why));
       //! [pairs]
       //! [pair-verdict]
-      const bool peer = ab && ba, intact = roundTrip(d, api, primary.contexts[i], primary.contexts[j], peer);
+      const bool peer = ab && ba, intact = wb::roundTrip(d, api, primary.contexts[i], primary.contexts[j], peer);
       wb::Finding f = finding("pair." + std::to_string(i) + "-" + std::to_string(j), Severity::Ok,
                               Basis::Computed, "4 MiB from device " + std::to_string(i) + " to " +
                               std::to_string(j) + " and back, every byte intact, ", "18");
@@ -805,8 +568,7 @@ int summary(Report& r) {
     if (f.severity == Severity::Action || f.severity == Severity::NoDriver)
       r.say("step " + std::to_string(f.step) + ", " + f.id + ": " + f.todo +
             (f.lesson.empty() ? "" : " (lesson " + f.lesson + ")"));
-  size_t actions = 0;
-  for (const wb::Finding& f : r.findings()) actions += f.severity == Severity::Action;
+  const size_t actions = r.count(Severity::Action);
   r.say(code == wb::kExitNoGpu ? "Exit code 2: no usable CUDA driver or device here; the lessons cannot run."
         : code == wb::kExitNeedsAction ? "Exit code 6: " + std::to_string(actions) + " finding" +
                                              (actions == 1 ? " needs" : "s need") + " action (above)."
@@ -814,13 +576,6 @@ int summary(Report& r) {
   return code;
 }
 //! [summary]
-
-void printJson(const Report& r, int code) {
-  std::printf("{\"program\": \"lesson00-your-machine\", \"exitCode\": %d, \"findings\": [", code);
-  for (size_t i = 0; i < r.findings().size(); ++i)
-    std::printf("%s\n  %s", i ? "," : "", wb::toJson(r.findings()[i]).c_str());
-  std::printf("\n]}\n");
-}
 
 // In --fork-first: cuInit here, then fork; the forked child goes on with the survey and this
 // process ends with the child's exit code.
@@ -830,17 +585,8 @@ void forkAfterInit(Report& r, const wb::LoadedDriver& d, const Api& api) {
   r.say("--fork-first: cuInit(0) succeeded in pid " + std::to_string(getpid()) +
         "; fork(), and the child goes on");
   std::fflush(stdout);
-  const pid_t child = fork();
-  if (child < 0) throw std::runtime_error("fork failed");
-  if (child == 0) {
-    alarm(60);  // a forked child that hangs is ended
-    forkedChild = true;
-    return;
-  }
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0) {
-  }
-  std::exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+  wb::forkAndGoOnInChild();  // this process ends with the child's exit code
+  forkedChild = true;
 }
 
 // Runs one step; a driver call that fails where nothing should ends that step only.
@@ -909,7 +655,7 @@ int survey(const Options& o) {
   });
   r.step(8, "What needs doing");
   const int code = summary(r);
-  if (o.json) printJson(r, code);
+  if (o.json) wb::printJson("lesson00-your-machine", r.findings(), code);
   std::fflush(stdout);  // the report comes before the error line, also in a log that holds both
   if (!o.json &&
       code == wb::kExitNoGpu)  // every lesson says on stderr why it cannot run here: the first reason
@@ -928,16 +674,12 @@ int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--json")
-      o.json = true;
-    else if (a == "--fork-first")
-      o.forkFirst = true;
-    else if (a == "--driver" && i + 1 < argc)
-      o.driver = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: %s [--json] [--driver <libcuda file>] [--fork-first]\n", argv[0]);
-      return wb::kExitUsage;
-    }
+    if (a == "--json") o.json = true;
+    else if (a == "--fork-first") o.forkFirst = true;
+    else if (a == "--driver" && i + 1 < argc) o.driver = argv[++i];
+    else
+      return std::fprintf(stderr, "usage: %s [--json] [--driver <libcuda file>] [--fork-first]\n", argv[0]),
+             wb::kExitUsage;
   }
   // The environment suites ask which variables a lesson declares: every one of the table's, each
   // named in step 1 with what it changes (this call prints them and exits in that mode only).

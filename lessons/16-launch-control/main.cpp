@@ -1,17 +1,14 @@
 // Lesson 16: launch control: what a kernel needs, what a launch may ask for, and where it runs.
 //
-// What you learn: the driver reads a kernel's needs from its image, and cuFuncGetAttribute reports
-// them: registers, static shared memory, the most threads a block may have. Some are settable with
-// cuFuncSetAttribute: a launch with more than 48 KiB of dynamic shared memory is refused until
-// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES is raised, which it may be up to the device's
-// opt-in limit. The occupancy calls say how many blocks of a kernel an SM holds and which block size
-// fills it. cuLaunchKernelEx takes launch attributes: thread-block clusters (compute capability
-// 9.0), whose shape the kernel reads back, and a cooperative launch, whose blocks are all resident
-// at once, so that a barrier across the grid is safe, and which refuses a grid too large for that.
-// Then green contexts: the device's SMs split into partitions (cuDevSmResourceSplitByCount), a
-// green context and a stream on each. A kernel there runs on its partition's SMs only (each block
-// reads %smid), and a kernel that holds every SM of one partition does not hold up a kernel in the
-// other, where on the whole device it does.
+// What you learn: the driver reads a kernel's needs from its image (cuFuncGetAttribute: registers,
+// static shared memory, the most threads a block may have); more than 48 KiB of dynamic shared
+// memory needs CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES raised, up to the device's opt-in
+// limit. The occupancy calls say how many blocks of a kernel an SM holds and which block size fills
+// it. cuLaunchKernelEx takes launch attributes: thread-block clusters (compute capability 9.0), and a
+// cooperative launch, whose blocks are all resident at once, so that a barrier across the grid is
+// safe. Then green contexts: the SMs split into partitions, a green context and a stream on each; a
+// kernel there runs on its partition's SMs only, and one that holds every SM of one partition does
+// not hold up a kernel in the other, where on the whole device it does.
 //
 // APIs: cuFuncGetAttribute, cuFuncSetAttribute, cuKernelGetFunction, cuFuncLoad,
 //       cuOccupancyMaxActiveBlocksPerMultiprocessor, cuOccupancyMaxPotentialBlockSize,
@@ -21,22 +18,21 @@
 //       cuGreenCtxCreate, cuCtxFromGreenCtx, cuGreenCtxGetDevResource, cuGreenCtxStreamCreate,
 //       cuStreamGetGreenCtx, cuGreenCtxDestroy
 // Run:  ctest -R lesson16   (or build/lessons/lesson16-launch-control)
-#include "gate.hpp"  // wb::PinnedWords: words of pinned host memory that kernels read and write
+#include "launch_control.hpp"  // Holding and smsOf: shared with the tests
 #include "workbook.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cstdio>
-#include <cstdlib>
 #include <initializer_list>
 #include <iterator>
 #include <set>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
+
+using wb::Holding, wb::smsOf;
 
 int deviceAttribute(CUdevice dev, CUdevice_attribute what) {
   int value = 0;
@@ -57,9 +53,8 @@ int blocksPerSm(CUfunction f, int threads, size_t dynamicBytes) {
 }
 
 //! [load]
-// A kernel of a library as its CUfunction in the current context, loaded now. Under lazy loading a
-// launch would load it, and loading may wait for kernels already running in the context (lesson
-// 09): this lesson runs kernels that wait on purpose, so every kernel is loaded before any waits.
+// A kernel of a library as its CUfunction in the current context, loaded now: this lesson runs
+// kernels that wait on purpose, and loading may wait for the kernels running in the context.
 CUfunction loadedHere(CUkernel kernel) {
   CUfunction f = nullptr;
   CU_CHECK(cuKernelGetFunction(&f, kernel));
@@ -159,29 +154,23 @@ void kernelNeeds(CUdevice dev, const Kernels& k) {
   std::printf("a block of this device: at most %d threads, %d registers, %s of shared memory\n", maxThreads,
               registers, wb::bytes(static_cast<size_t>(shared)).c_str());
   wb::expect(fits,
-             "every kernel's registers, at its most threads, and its static shared memory "
-             "within a block's",
+             "every kernel's registers, at its most threads, and its static shared memory within a block's",
              "a kernel that needs more than a block has");
 }
 //! [attributes]
 
-//! [launch-bounds]
-// smem_sum was compiled with __launch_bounds__(256). A launch with more threads than
-// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK is refused by the launch call itself: nothing runs.
+// smem_sum was compiled with __launch_bounds__(256): a launch with more threads is refused.
 void launchBounds(const Kernels& k, const SumInput& in) {
   const int most = funcAttribute(k.smemSum.fn, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   const CUresult over = launchSum(k.smemSum.fn, 512, 1024, in);
   const CUresult at = launchSum(k.smemSum.fn, static_cast<unsigned>(most), 1024, in);
   const bool right = at == CUDA_SUCCESS && sumsRight(in, 1024);
-  std::printf("smem_sum: MAX_THREADS_PER_BLOCK %d; a launch with 512 threads: %s; with %d: %s, sums %s\n",
-              most, wb::errorName(over).c_str(), most, wb::errorName(at).c_str(),
-              right ? "right" : "WRONG");
+  std::printf("smem_sum: MAX_THREADS_PER_BLOCK %d; a launch with 512 threads: %s; with %d: %s, sums %s\n", most,
+              wb::errorName(over).c_str(), most, wb::errorName(at).c_str(), right ? "right" : "WRONG");
   wb::expect(most <= 256 && over != CUDA_SUCCESS && right,
              "a launch above the kernel's launch bounds refused, one at them run",
-             "the maximum was " + std::to_string(most) + ", the launch with 512 threads " +
-                 wb::errorName(over));
+             "the maximum was " + std::to_string(most) + ", the launch with 512 threads " + wb::errorName(over));
 }
-//! [launch-bounds]
 
 //! [opt-in]
 // By default a kernel may have a block's shared memory minus its static shared memory. A launch that
@@ -211,8 +200,7 @@ void beyond48KiB(CUdevice dev, const Kernels& k, const SumInput& in) {
              "the first launch " + wb::errorName(refused) + ", the second " + wb::errorName(ran));
   //! [opt-in]
   //! [opt-in-limit]
-  // The attribute goes no higher than the device's opt-in limit minus the static shared memory. The
-  // reference promises an error past it; that the old value stays is what driver 580 did.
+  // Past the opt-in limit minus the static: an error (documented), the old value kept (observed).
   const CUresult beyond =
       cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optIn - staticBytes + 1);
   const int after = funcAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
@@ -295,10 +283,9 @@ size_t mostThatFits(CUfunction f, int threads, int n, size_t limit) {
   return fits;
 }
 
-// The reverse question, asked two ways: cuOccupancyAvailableDynamicSMemPerBlock's answer for 2
-// blocks of 256 threads, and the most at which the occupancy calculator fits 2.
+// The reverse question, asked two ways for 2 blocks of 256 threads. The search goes up to what the
+// kernel may ask for (raised in step 2).
 void availableShared(CUdevice dev, const Kernels& k) {
-  // The search goes up to what the kernel may ask for (raised in step 2).
   const size_t limit =
       static_cast<size_t>(funcAttribute(k.smemSum.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES));
   size_t room = 0;
@@ -343,7 +330,6 @@ void clusters(CUdevice dev, const Kernels& k) {
   CU_CHECK(cuLaunchKernelEx(&config, k.clusterShape.fn, args, nullptr));
   CU_CHECK(cuCtxSynchronize());
   //! [clusters]
-  //! [clusters-read]
   const std::vector<unsigned> seen = out.read(4 * blocks);  // per block: size, rank, cluster, SM
   bool shaped = true;
   for (unsigned b = 0; b < blocks; ++b) {
@@ -359,10 +345,8 @@ void clusters(CUdevice dev, const Kernels& k) {
   std::printf("cuOccupancyMaxPotentialClusterSize: %d blocks; cuOccupancyMaxActiveClusters (of 2): %d\n",
               largest, resident);
   wb::expect(shaped && largest >= static_cast<int>(perCluster) && resident >= 1,
-             "every block in a cluster of 2 at its rank, and room for such clusters",
-             "other shapes or no room");
+             "every block in a cluster of 2 at its rank, and room for such clusters", "other shapes or no room");
 }
-//! [clusters-read]
 
 //! [cooperative]
 // A launch through cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_COOPERATIVE: the same as
@@ -379,7 +363,6 @@ CUresult launchCooperative(CUfunction f, unsigned blocks, unsigned threads, void
 }
 //! [cooperative]
 
-//! [grid-barrier]
 // grid_sum with as many blocks as the device holds at once (occupancy x SMs), then with one more.
 void cooperative(CUdevice dev, const Kernels& k) {
   if (!deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH))
@@ -409,84 +392,10 @@ void cooperative(CUdevice dev, const Kernels& k) {
   wb::expect(tooLarge == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "one block too many refused as too large",
              wb::errorName(tooLarge));
 }
-//! [grid-barrier]
 
-//! [holding]
-// One launch of hold: `blocks` blocks of `threads` threads in stream s; the gate, each block's state
-// and SM are pinned words the host reads while it runs. The destructor opens the gate and waits for
-// the kernel. What the host needs meanwhile is allocated before the launch: allocating or freeing
-// pinned memory may wait for the device, which would wait for the gate.
-class Holding {
- public:
-  Holding(CUfunction hold, CUstream s, unsigned blocks, unsigned threads, double deadlineSeconds)
-      : words_(1 + 2 * size_t{blocks}), blocks_(blocks) {
-    CU_CHECK(cuEventCreate(&done_, CU_EVENT_DISABLE_TIMING));
-    CUdeviceptr gate = words_.device(0), state = words_.device(1), smOf = words_.device(1 + blocks);
-    unsigned long long deadlineNs = static_cast<unsigned long long>(deadlineSeconds * 1e9);
-    void* args[] = {&gate, &deadlineNs, &state, &smOf};
-    CU_CHECK(cuLaunchKernel(hold, blocks, 1, 1, threads, 1, 1, 0, s, args, nullptr));
-    CU_CHECK(cuEventRecord(done_, s));
-  }
-  ~Holding() {
-    open();
-    cuEventSynchronize(done_);
-    cuEventDestroy(done_);
-  }
-  Holding(const Holding&) = delete;
-  Holding& operator=(const Holding&) = delete;
-  void open() { words_.write(0, 1); }
-  unsigned count(unsigned state) const;  // blocks in that state: 0 not started, 1 waiting, 2 released,
-                                         // 3 timed out
-  bool allArrived(double limitSeconds) const;
-  std::set<unsigned> sms() const;
- private:
-  wb::PinnedWords words_;  // [0] the gate, [1, 1 + blocks) each block's state, then each block's SM
-  unsigned blocks_;
-  CUevent done_ = nullptr;
-};
-//! [holding]
-
-unsigned Holding::count(unsigned state) const {
-  unsigned n = 0;
-  for (unsigned b = 0; b < blocks_; ++b) n += words_.read(1 + b) == state;
-  return n;
-}
-
-// Whether every block has said it arrived, waiting at most limitSeconds (never sleeping: it yields).
-bool Holding::allArrived(double limitSeconds) const {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(limitSeconds);
-  while (count(0) != 0) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
-
-std::set<unsigned> Holding::sms() const {
-  std::set<unsigned> ids;
-  for (unsigned b = 0; b < blocks_; ++b) ids.insert(words_.read(1 + blocks_ + b));
-  return ids;
-}
-
-// where over `blocks` blocks of 32 threads in stream s, into smOf (at least `blocks` words,
-// allocated before: see Holding); the set of SMs the blocks ran on.
-std::set<unsigned> smsOf(CUfunction where, CUstream s, unsigned blocks, wb::PinnedWords& smOf) {
-  CUdeviceptr p = smOf.device(0);
-  void* args[] = {&p};
-  CU_CHECK(cuLaunchKernel(where, blocks, 1, 1, 32, 1, 1, 0, s, args, nullptr));
-  CU_CHECK(cuStreamSynchronize(s));
-  std::set<unsigned> ids;
-  for (unsigned b = 0; b < blocks; ++b) ids.insert(smOf.read(b));
-  return ids;
-}
-
-//! [fill-shape]
-// The block size at which hold's blocks take every thread an SM has: blocks per SM (from the
-// occupancy calculator) times threads per block equals CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR.
-// Then no block of any kernel fits beside them. {0, 0} where no block size does that exactly.
-struct Shape {
-  unsigned threads = 0, perSm = 0;
-};
+// The block size at which hold's blocks take every thread an SM has, so that no block of any kernel
+// fits beside them: {0, 0} where no block size does that exactly.
+struct Shape { unsigned threads = 0, perSm = 0; };
 Shape fillingShape(CUdevice dev, CUfunction hold) {
   const int smThreads = deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
   const int warp = deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
@@ -497,7 +406,6 @@ Shape fillingShape(CUdevice dev, CUfunction hold) {
   }
   return {};
 }
-//! [fill-shape]
 
 //! [whole-device]
 // hold over the whole device, every thread of every SM taken; once every block is resident, one
@@ -514,9 +422,7 @@ void wholeDevice(CUdevice dev, const Kernels& k) {
   wb::PinnedWords smOfWhere(1);
   {
     Holding hold(k.hold.fn, a, blocks, shape.threads, 0.25);
-    const bool arrived = hold.allArrived(5.0);
-    wb::expect(arrived, "every block of the hold resident at once",
-               std::to_string(hold.count(0)) + " never started");
+    hold.expectResident("every block of the hold resident at once");
     const std::set<unsigned> where = smsOf(k.where.fn, b, 1, smOfWhere);
     const unsigned gaveUp = hold.count(3);
     std::printf("hold in stream A: %u blocks of %u threads (%u per SM), all resident, "
@@ -594,10 +500,7 @@ void closePartition(Partition& p) {
   p = Partition{};
 }
 
-struct Partitions {
-  Partition a, b;
-  bool ready = false;  // false where the device or the split gave no two partitions
-};
+struct Partitions { Partition a, b; bool ready = false; };  // false where the device or split gave no two
 
 //! [partitions]
 // Two partitions of at least 16 SMs each (fewer on a small device), each a green context with a stream.
@@ -695,9 +598,7 @@ void sideBySide(CUdevice dev, const Kernels& k, const Partitions& parts) {
   const unsigned blocks = shape.perSm * parts.a.sms, whereBlocks = 64 * parts.b.sms;
   wb::PinnedWords smOfWhere(whereBlocks);
   Holding hold(k.hold.anywhere(), parts.a.stream, blocks, shape.threads, 5.0);
-  const bool arrived = hold.allArrived(5.0);
-  wb::expect(arrived, "every block of the hold resident in partition A",
-             std::to_string(hold.count(0)) + " never started");
+  hold.expectResident("every block of the hold resident in partition A");
   const std::set<unsigned> b = smsOf(k.where.anywhere(), parts.b.stream, whereBlocks, smOfWhere);
   const unsigned waiting = hold.count(1);
   const std::set<unsigned> a = hold.sms();
@@ -740,20 +641,16 @@ int main() {
     {
       // Before CUDA 12.4 there is no cuFuncLoad: a first launch of each kernel that steps 6 and 9
       // run beside a waiting one loads it here, before anything waits.
-      wb::PinnedWords warm(4);
-      warm.write(0, 1);  // an open gate
-      CUdeviceptr gate = warm.device(0), state = warm.device(1), smOf = warm.device(2);
-      unsigned long long noDeadline = 0;
-      void* holdArgs[] = {&gate, &noDeadline, &state, &smOf};
-      void* whereArgs[] = {&smOf};
-      CU_CHECK(cuLaunchKernel(k.hold.fn, 1, 1, 1, 32, 1, 1, 0, nullptr, holdArgs, nullptr));
-      CU_CHECK(cuLaunchKernel(k.where.fn, 1, 1, 1, 32, 1, 1, 0, nullptr, whereArgs, nullptr));
-      CU_CHECK(cuCtxSynchronize());
+      wb::PinnedWords smOf(1);
+      smsOf(k.where.fn, nullptr, 1, smOf);
+      Holding warm(k.hold.fn, nullptr, 1, 32, 0.0);  // a deadline of 0: it ends at once
     }
     // Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER), on driver 580, no
     // kernel ran beside a waiting one (lesson 09): steps 6 and 9 say so instead of narrating it.
-    const bool sanitized = wb::underSanitizer();
-    const char* leftOut = "left out under compute-sanitizer, which runs one kernel at a time\n";
+    const auto unlessSanitized = [sanitized = wb::underSanitizer()](auto&& run) {
+      if (!sanitized) return run();
+      std::printf("left out under compute-sanitizer, which runs one kernel at a time\n");
+    };
     {
       SumInput in(static_cast<size_t>(deviceAttribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)) / 4);
       wb::step(1, "What a kernel needs");
@@ -771,26 +668,18 @@ int main() {
     wb::step(5, "Cooperative launch: a barrier across the grid");
     cooperative(dev, k);
     wb::step(6, "One kernel that fills the device holds up the next");
-    if (sanitized)
-      std::printf("%s", leftOut);
-    else
-      wholeDevice(dev, k);
+    unlessSanitized([&] { wholeDevice(dev, k); });
 #if CUDA_VERSION >= 12040
     wb::step(7, "Green contexts: splitting the SMs");
     Partitions parts = makePartitions(dev, k);
     wb::step(8, "Each partition runs on its own SMs");
-    const char* noPartitions = "skipped: step 7 made no two partitions\n";
-    if (parts.ready)
-      ownSms(dev, k, parts);
-    else
-      std::printf("%s", noPartitions);
+    const auto withPartitions = [&](auto&& run) {
+      if (parts.ready) return run();
+      std::printf("skipped: step 7 made no two partitions\n");
+    };
+    withPartitions([&] { ownSms(dev, k, parts); });
     wb::step(9, "A full partition does not hold up the other");
-    if (!parts.ready)
-      std::printf("%s", noPartitions);
-    else if (sanitized)
-      std::printf("%s", leftOut);
-    else
-      sideBySide(dev, k, parts);
+    withPartitions([&] { unlessSanitized([&] { sideBySide(dev, k, parts); }); });
     closePartition(parts.a);
     closePartition(parts.b);
 #else

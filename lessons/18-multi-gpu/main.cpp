@@ -1,26 +1,22 @@
 // Lesson 18: peers: two GPUs in one process.
 //
 // What you learn: whether a device may use another device's memory is a property of the pair and of
-// the direction: cuDeviceCanAccessPeer answers it per ordered pair, and cuDeviceGetP2PAttribute says
-// more about the link (access, a relative performance rank, native atomics, CUDA arrays), though
-// never its name: NVML (opened at run time) says whether NVLinks join the two and how fast each
-// device's PCIe link is, the limits every bandwidth below is stated against. cuMemcpyPeer copies between
-// the memories of two devices whether or not peer access is enabled; cuCtxEnablePeerAccess makes
-// every allocation of a peer context accessible to the current context, in that one direction, and
-// answers a second call, flags other than 0 and a context paired with itself with their own errors.
-// With access enabled, a kernel on device 1 reads and writes device 0's memory through the very
-// pointer device 0 uses; without it the access does not succeed, which a child process shows. Then
-// the figure: device-to-device bandwidth with peer access, without it, and staged by hand through
-// pinned host memory, several sizes, in the same run, each against the limit of the links it
-// crosses. On a machine with one device, or two that cannot access each other, each step that needs
-// them says what it would show and why it cannot here.
+// the direction (cuDeviceCanAccessPeer); cuDeviceGetP2PAttribute says more about the link, never
+// its name, which NVML tells, with the limits every bandwidth below is stated against. cuMemcpyPeer
+// copies with or without peer access; cuCtxEnablePeerAccess grants the current context access to a
+// peer context's memory, one direction, and names its errors. With access, a kernel on device 1 uses
+// device 0's memory through the same pointer; without, it does not succeed (shown in a child). Then
+// the figure: peer copies with and without access against staging through host memory. With one
+// device, or two that cannot access each other, each step that needs them says why it cannot run.
 //
 // APIs: cuDeviceGetCount, cuDeviceCanAccessPeer, cuDeviceGetP2PAttribute, cuDeviceGetPCIBusId,
 //       cuCtxEnablePeerAccess, cuCtxDisablePeerAccess, cuMemcpyPeer, cuMemcpyPeerAsync,
 //       cuMemHostAlloc, cuMemcpyDtoH, cuMemcpyHtoD, cuLaunchKernel, cuLibraryGetKernel
 //       (and NVML's link queries, through common/nvml.hpp)
 // Run:  ctest -R lesson18   (or build/lessons/lesson18-multi-gpu [--csv lesson18-figure.csv])
+#include "device_contexts.hpp"  // On, allocOn, freeOn, readBack, setWords: shared with the tests
 #include "figure.hpp"
+#include "launch.hpp"
 #include "nvml.hpp"
 #include "process.hpp"
 #include "workbook.hpp"
@@ -35,13 +31,13 @@
 #include <string>
 #include <vector>
 
+using wb::allocOn, wb::deviceName, wb::freeOn, wb::On, wb::readBack, wb::setWords;
+
 constexpr unsigned kChildSeconds = 30;  // the faulting child is ended after this: nothing hangs
 
 // fill and scale of kernels/vector_ops.cu, as CUkernels: each runs on the device of the context
 // that is current at its launch.
-struct Kernels {
-  CUfunction fill = nullptr, scale = nullptr;
-};
+struct Kernels { CUfunction fill = nullptr, scale = nullptr; };
 
 // Device 0 and device 1 with their primary contexts. With one device, dev1 and ctx1 stay unset.
 struct Pair {
@@ -53,74 +49,30 @@ struct Pair {
   bool accessBothWays() const { return can01 == 1 && can10 == 1; }
 };
 
-// Makes a context current for a scope and restores the one before: the current context decides
-// which device a kernel runs on, and which context cuCtxEnablePeerAccess grants access to.
-class On {
- public:
-  explicit On(CUcontext ctx) { CU_CHECK(cuCtxPushCurrent(ctx)); }
-  ~On() {
-    CUcontext popped = nullptr;
-    cuCtxPopCurrent(&popped);
-  }
-  On(const On&) = delete;
-  On& operator=(const On&) = delete;
-};
-
-// Why a step that needs two devices is skipped here, in words; "" when it can run.
-std::string whyNot(const Pair& p, bool needsAccess) {
-  if (!p.two()) return "this machine has one CUDA device";
-  if (needsAccess && !p.accessBothWays())
-    return "devices 0 and 1 cannot access each other's memory both ways (cuDeviceCanAccessPeer: 0 -> 1 gives " +
-           std::to_string(p.can01) + ", 1 -> 0 gives " + std::to_string(p.can10) +
-           "; over PCIe on bare-metal Linux, an IOMMU that is on is the first thing to check)";
-  return "";
-}
-
-void skipped(const std::string& why, bool needsAccess, const char* wouldShow) {
-  std::printf("skipped: %s. With two devices%s, this step %s.\n", why.c_str(),
-              needsAccess ? " that can access each other" : "", wouldShow);
-}
-
-void launch(CUfunction f, void** args, unsigned n, CUstream s = nullptr) {
-  CU_CHECK(cuLaunchKernel(f, (n + 255) / 256, 1, 1, 256, 1, 1, 0, s, args, nullptr));
+// Whether a step that needs two devices (that can access each other's memory) can run here; where
+// not, it says why and what the step would show.
+bool canRun(const Pair& p, bool needsAccess, const char* wouldShow) {
+  std::string why;
+  if (!p.two())
+    why = "this machine has one CUDA device";
+  else if (needsAccess && !p.accessBothWays())
+    why = "devices 0 and 1 cannot access each other's memory both ways (cuDeviceCanAccessPeer: 0 -> 1 gives " +
+          std::to_string(p.can01) + ", 1 -> 0 gives " + std::to_string(p.can10) +
+          "; over PCIe on bare-metal Linux, an IOMMU that is on is the first thing to check)";
+  if (!why.empty())
+    std::printf("skipped: %s. With two devices%s, this step %s.\n", why.c_str(),
+                needsAccess ? " that can access each other" : "", wouldShow);
+  return why.empty();
 }
 
 void fill(const Kernels& k, CUdeviceptr p, float value, unsigned n, CUstream s = nullptr) {
   void* args[] = {&p, &value, &n};
-  launch(k.fill, args, n, s);
+  wb::launch(k.fill, "fill", (n + 255) / 256, 256, args, s);
 }
 
 void scale(const Kernels& k, CUdeviceptr p, float factor, float offset, unsigned n) {
   void* args[] = {&p, &factor, &offset, &n};
-  launch(k.scale, args, n);
-}
-
-template <class T>
-std::vector<T> readBack(CUcontext ctx, CUdeviceptr p, size_t n) {
-  On current(ctx);
-  std::vector<T> v(n);
-  CU_CHECK(cuMemcpyDtoH(v.data(), p, n * sizeof(T)));
-  return v;
-}
-
-CUdeviceptr allocOn(CUcontext ctx, size_t bytes) {
-  On current(ctx);
-  CUdeviceptr p = 0;
-  CU_CHECK(cuMemAlloc(&p, bytes));
-  return p;
-}
-
-void freeOn(CUcontext ctx, CUdeviceptr p) {
-  On current(ctx);
-  CU_CHECK(cuMemFree(p));
-}
-
-// Waits for the work of both contexts: a copy between two devices belongs to neither alone.
-void synchronizeBoth(const Pair& p) {
-  for (CUcontext ctx : {p.ctx0, p.ctx1}) {
-    On current(ctx);
-    CU_CHECK(cuCtxSynchronize());
-  }
+  wb::launch(k.scale, "scale", (n + 255) / 256, 256, args);
 }
 
 //! [can-access]
@@ -159,9 +111,7 @@ void whoCanAccess(const Pair& p) {
   wb::expect(attribute == CUDA_ERROR_INVALID_DEVICE,
              "cuDeviceGetP2PAttribute refusing a device paired with itself",
              "it returned " + wb::errorName(attribute));
-  if (!p.two())
-    skipped(whyNot(p, false), false,
-            "prints, for every ordered pair, whether one may access the other's memory");
+  canRun(p, false, "prints, for every ordered pair, whether one may access the other's memory");
 }
 //! [self]
 
@@ -194,12 +144,6 @@ std::string busId(CUdevice dev) {
   return id;
 }
 //! [link]
-
-std::string deviceName(CUdevice dev) {
-  char name[256] = {};
-  CU_CHECK(cuDeviceGetName(name, sizeof name, dev));
-  return name;
-}
 
 //! [nvml-links]
 // What joins the devices, which the driver does not say, from NVML (common/nvml.hpp): each device's
@@ -243,8 +187,7 @@ void whatTheLinkIs(const Pair& p, const Links& links) {
   std::printf("device 0: %s, PCI %s\n", deviceName(p.dev0).c_str(), busId(p.dev0).c_str());
   if (!p.two()) {
     printLinks(p, links);
-    return skipped(whyNot(p, false), false,
-                   "prints what cuDeviceGetP2PAttribute and NVML report for the pair");
+    return (void)canRun(p, false, "prints what cuDeviceGetP2PAttribute and NVML report for the pair");
   }
   std::printf("device 1: %s, PCI %s\n", deviceName(p.dev1).c_str(), busId(p.dev1).c_str());
   const Link a = linkFrom(p.dev0, p.dev1), b = linkFrom(p.dev1, p.dev0);
@@ -280,16 +223,14 @@ void copyWithoutAccess(const Pair& p) {
     CU_CHECK(cuMemcpyHtoD(from0, pattern.data(), bytes));
   }
   CU_CHECK(cuMemcpyPeer(on1, p.ctx1, from0, p.ctx0, bytes));
-  synchronizeBoth(p);
+  wb::synchronize(p.ctx0), wb::synchronize(p.ctx1);
   CU_CHECK(cuMemcpyPeer(back0, p.ctx0, on1, p.ctx1, bytes));
-  synchronizeBoth(p);
+  wb::synchronize(p.ctx0), wb::synchronize(p.ctx1);
   const std::vector<unsigned> back = readBack<unsigned>(p.ctx0, back0, n);
   const auto firstWrong = std::mismatch(back.begin(), back.end(), pattern.begin()).first;
   const size_t same = static_cast<size_t>(firstWrong - back.begin());
-  std::printf(
-      "cuMemcpyPeer 0 -> 1, then 1 -> 0, no peer access enabled: the first %zu of %zu words came back as "
-      "sent\n",
-      same, n);
+  std::printf("cuMemcpyPeer 0 -> 1, then 1 -> 0, no peer access enabled: the first %zu of %zu words came "
+              "back as sent\n", same, n);
   wb::expect(same == n, "cuMemcpyPeer copying both ways without peer access", "other words came back");
   for (CUdeviceptr q : {from0, back0}) freeOn(p.ctx0, q);
   freeOn(p.ctx1, on1);
@@ -303,11 +244,7 @@ void copyInStreamOrder(const Pair& p, const Kernels& k) {
   constexpr unsigned n = 1u << 20;
   const size_t bytes = size_t{n} * sizeof(float);
   const CUdeviceptr src = allocOn(p.ctx0, bytes), dst = allocOn(p.ctx1, bytes);
-  {
-    On current(p.ctx1);
-    CU_CHECK(cuMemsetD32(dst, 0, n));
-    CU_CHECK(cuCtxSynchronize());
-  }
+  setWords(p.ctx1, dst, 0, n);
   On current(p.ctx0);
   CUstream s = nullptr;
   CU_CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
@@ -425,9 +362,8 @@ void kernelOnPeerMemory(const Pair& p, const Kernels& k) {
 //! [kernel-access]
 
 //! [child]
-// In a child: the same kernel on device 1 over device 0's memory, with no peer access enabled. It
-// prints what the launch and the synchronisation returned and exits without cleaning up: after a
-// fault every call fails, and the process's end takes the contexts with it (lesson 10).
+// In a child: the same kernel on device 1 over device 0's memory, with no peer access enabled. No
+// cleaning up: after a fault every call fails, and the process's end takes the contexts (lesson 10).
 int childNoAccess() {
   CU_CHECK(cuInit(0));
   CUdevice dev0 = 0, dev1 = 0;
@@ -441,12 +377,9 @@ int childNoAccess() {
                                  nullptr, 0, nullptr, nullptr, 0));
   CUkernel kernel = nullptr;
   CU_CHECK(cuLibraryGetKernel(&kernel, library, "scale"));
-  CUdeviceptr on0 = 0;
   unsigned n = 1u << 20;
-  CU_CHECK(cuCtxSetCurrent(ctx0));
-  CU_CHECK(cuMemAlloc(&on0, size_t{n} * sizeof(float)));
-  CU_CHECK(cuMemsetD32(on0, 0, n));
-  CU_CHECK(cuCtxSynchronize());
+  CUdeviceptr on0 = allocOn(ctx0, size_t{n} * sizeof(float));
+  setWords(ctx0, on0, 0, n);
   //! [child]
   //! [child-2]
   CU_CHECK(cuCtxSetCurrent(ctx1));  // device 1; no cuCtxEnablePeerAccess
@@ -463,18 +396,31 @@ int childNoAccess() {
 }
 //! [child-2]
 
-// The variables that change how a faulting child ends (common/environment.cpp has what each does):
-// the child runs without them, whatever the user's shell sets.
-const char* const kControlled[] = {
-    "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE_WAITS_ON_EXCEPTION", "CUDA_ENABLE_COREDUMP_ON_EXCEPTION",
-    "CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION", "CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", "CUDA_ENABLE_USER_TRIGGERED_COREDUMP",
-    "CUDA_COREDUMP_FILE", "CUDA_COREDUMP_PIPE", "CUDA_COREDUMP_SHOW_PROGRESS", "CUDA_COREDUMP_GENERATION_FLAGS"};
+// What the program says, first thing, of each variable that is set (common/environment.cpp has what
+// each does). It Controls those that change how a faulting child ends: the child runs without them.
+const std::vector<wb::EnvUse> kEnvironment = {
+    {"CUDA_VISIBLE_DEVICES", wb::Under::Teaches,
+     "devices 0 and 1 are the first two it lists; with one listed, the steps that need two say why they are "
+     "skipped"},
+    {"CUDA_LAUNCH_BLOCKING", wb::Under::Controls, "the faulting child of step 5 runs without it"},
+    {"CUDA_DEVICE_WAITS_ON_EXCEPTION", wb::Under::Controls, "the child of step 5 runs without it: a fault ends it"},
+    {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", wb::Under::Controls, "the child of step 5 runs without it: no core file"},
+    {"CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION", wb::Under::Controls, "the child of step 5 runs without it"},
+    {"CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", wb::Under::Controls, "the child of step 5 runs without it"},
+    {"CUDA_ENABLE_USER_TRIGGERED_COREDUMP", wb::Under::Controls, "the child of step 5 runs without it"},
+    {"CUDA_COREDUMP_FILE", wb::Under::Controls, "the child of step 5 runs without it"},
+    {"CUDA_COREDUMP_PIPE", wb::Under::Controls, "the child of step 5 runs without it"},
+    {"CUDA_COREDUMP_SHOW_PROGRESS", wb::Under::Controls, "the child of step 5 runs without it"},
+    {"CUDA_COREDUMP_GENERATION_FLAGS", wb::Under::Controls, "the child of step 5 runs without it"},
+};
 
 //! [no-access]
 // The parent starts the child with a time limit and reads how it ended: exit code 10 when the
 // launch or the synchronisation failed, 11 when the access succeeded; a signal means it died.
 void kernelWithoutAccess() {
-  const std::vector<std::string> env(std::begin(kControlled), std::end(kControlled));  // bare names: removed
+  std::vector<std::string> env;  // bare names: removed
+  for (const wb::EnvUse& u : kEnvironment)
+    if (u.how == wb::Under::Controls) env.push_back(u.variable);
   const wb::ProcessEnd end = wb::runProcess({wb::selfPath(), "--child", "no-access"}, env, kChildSeconds);
   std::printf("%s", end.output.c_str());
   const std::string how = end.timedOut ? "it hung and was ended after " + std::to_string(kChildSeconds) + " s"
@@ -492,22 +438,11 @@ struct Rate {
 };
 
 //! [time-copy]
-// Best of 5 after a warm-up, by the host's clock around the whole copy: each way returns only
-// once its bytes have arrived, which is what a caller of a device-to-device copy waits for.
+// GB/s of a copy's best time (wb::bestMs, common/device_contexts.hpp: best of 5 after a warm-up).
 template <class Copy>
-double bestGBs(size_t bytes, Copy&& copy) {
-  copy();
-  double best = 1e30;
-  for (int i = 0; i < 5; ++i) {
-    const wb::Stopwatch clock;
-    copy();
-    best = std::min(best, clock.ms());
-  }
-  return static_cast<double>(bytes) / (best * 1e6);
-}
+double bestGBs(size_t bytes, Copy&& copy) { return static_cast<double>(bytes) / (wb::bestMs(copy) * 1e6); }
 
-// The copy by the driver, in a stream of device 0's context: it goes over the link once peer access
-// is enabled. The host waits for the stream.
+// The copy by the driver, in a stream of device 0's context; the host waits for the stream.
 void peerCopy(const Pair& p, CUstream s, CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
   On current(p.ctx0);
   CU_CHECK(cuMemcpyPeerAsync(dst, p.ctx1, src, p.ctx0, bytes, s));
@@ -516,11 +451,8 @@ void peerCopy(const Pair& p, CUstream s, CUdeviceptr dst, CUdeviceptr src, size_
 //! [time-copy]
 
 //! [staged]
-// Staging by hand: down into pinned host memory from device 0, then up from it to device 1. Each
-// call returns once its copy is done (pinned memory; the reference's notes on synchronous calls).
-// The buffer is allocated with CU_MEMHOSTALLOC_PORTABLE: the reference says such memory is
-// "considered as pinned memory by all CUDA contexts, not just the one that performed the
-// allocation", and here two contexts use it.
+// Staging by hand: down into pinned host memory (CU_MEMHOSTALLOC_PORTABLE: pinned for both
+// contexts) from device 0, then up from it to device 1. Each call returns once its copy is done.
 void stagedCopy(const Pair& p, void* pinned, CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
   {
     On current(p.ctx0);
@@ -558,19 +490,14 @@ std::vector<Rate> peerAgainstStaged(const Pair& p) {
   const CUdeviceptr src = allocOn(p.ctx0, largest), dst = allocOn(p.ctx1, largest);
   void* pinned = nullptr;
   CU_CHECK(cuMemHostAlloc(&pinned, largest, CU_MEMHOSTALLOC_PORTABLE));
+  setWords(p.ctx0, src, word, largest / 4);
   CUstream s = nullptr;
   {
     On current(p.ctx0);
-    CU_CHECK(cuMemsetD32(src, word, largest / 4));
     CU_CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-    CU_CHECK(cuCtxSynchronize());
   }
   const auto checked = [&](auto&& copy) {
-    {
-      On current(p.ctx1);
-      CU_CHECK(cuMemsetD32(dst, 0, largest / 4));
-      CU_CHECK(cuCtxSynchronize());
-    }
+    setWords(p.ctx1, dst, 0, largest / 4);
     copy(largest);
     wb::expect(arrived(p, dst, largest, word), "each way delivering the bytes it is timed on",
                "wrong bytes arrived");
@@ -603,11 +530,8 @@ std::vector<Rate> peerAgainstStaged(const Pair& p) {
 //! [figure-2]
 
 //! [limits]
-// The limits the copies meet, in GB/s, from the links NVML reported; 0 where it could not say. The
-// peer copy crosses the link between the devices: the NVLinks, or, where none joins them, both PCIe
-// links, so the slower one. The staged copy crosses device 0's host link and then device 1's, one
-// after the other: at best 1 / (1/L0 + 1/L1). A copy between devices that the driver stages itself
-// crosses the host links too, and may overlap its halves: at best the slower of the two.
+// The limits the copies meet, in GB/s, from the links NVML reported (0 where it could not say): the
+// link between the devices; both host links one after the other, 1 / (1/L0 + 1/L1); the slower one.
 struct Limits {
   double peer = 0, staged = 0, host = 0;
   std::string peerName;
@@ -637,8 +561,7 @@ std::string against(double gbps, double limit, const std::string& what) {
 }
 
 //! [figure-table]
-// The table, then each way at the largest size against the limit of what it crosses, and against
-// the staged copy.
+// The table, then each way at the largest size against the limit of its links and the staged copy.
 void reportRates(const std::vector<Rate>& rates, const Limits& lim) {
   std::printf("device 0 -> device 1, GB/s (best of 5 after a warm-up, host clock around each whole copy):\n");
   std::printf("  %10s  %20s  %24s  %16s\n", "size", "peer access enabled", "peer access not enabled",
@@ -691,8 +614,7 @@ wb::FigureTable tableOf(const std::vector<Rate>& rates, const Limits& lim, const
     table.row("%zu,staged by hand,%.3f", r.bytes, r.staged);
   }
   if (rates.empty()) return table;
-  // Lines across the plot: docs/figure_plot.cpp draws a row whose x is 0 and whose name begins
-  // "limit: " as one.
+  // Lines across the plot: docs/figure_plot.cpp draws a row at x 0 whose name begins "limit: " as one.
   const std::string peerLink =
       links.nvlinks ? std::to_string(links.nvlinks->links) + " NVLinks" : std::string("PCIe: the slower link");
   if (lim.peer > 0) table.row("0,limit: %s,%.3f", peerLink.c_str(), lim.peer);
@@ -700,40 +622,20 @@ wb::FigureTable tableOf(const std::vector<Rate>& rates, const Limits& lim, const
   return table;
 }
 
-int childMain(const std::vector<std::string>& args) {
-  if (args.size() == 1 && args[0] == "no-access") return childNoAccess();
-  std::fprintf(stderr, "usage: lesson18-multi-gpu --child no-access\n");
-  return wb::kExitUsage;
-}
-
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   std::string csvPath;
   try {
-    if (!args.empty() && args[0] == "--child") return childMain({args.begin() + 1, args.end()});
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i] == "--csv" && i + 1 < args.size()) {
-        csvPath = args[++i];
-      } else {
-        std::fprintf(stderr, "usage: %s [--csv lesson18-figure.csv]\n", argv[0]);
-        return wb::kExitUsage;
-      }
+    if (!args.empty() && args[0] == "--child") {
+      if (args.size() == 2 && args[1] == "no-access") return childNoAccess();
+      return std::fprintf(stderr, "usage: lesson18-multi-gpu --child no-access\n"), wb::kExitUsage;
     }
-    wb::checkEnvironment({
-        {"CUDA_VISIBLE_DEVICES", wb::Under::Teaches,
-         "devices 0 and 1 are the first two it lists; with one listed, the steps that need two say why they are "
-         "skipped"},
-        {"CUDA_LAUNCH_BLOCKING", wb::Under::Controls, "the faulting child of step 5 runs without it"},
-        {"CUDA_DEVICE_WAITS_ON_EXCEPTION", wb::Under::Controls, "the child of step 5 runs without it: a fault ends it"},
-        {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", wb::Under::Controls, "the child of step 5 runs without it: no core file"},
-        {"CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION", wb::Under::Controls, "the child of step 5 runs without it"},
-        {"CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", wb::Under::Controls, "the child of step 5 runs without it"},
-        {"CUDA_ENABLE_USER_TRIGGERED_COREDUMP", wb::Under::Controls, "the child of step 5 runs without it"},
-        {"CUDA_COREDUMP_FILE", wb::Under::Controls, "the child of step 5 runs without it"},
-        {"CUDA_COREDUMP_PIPE", wb::Under::Controls, "the child of step 5 runs without it"},
-        {"CUDA_COREDUMP_SHOW_PROGRESS", wb::Under::Controls, "the child of step 5 runs without it"},
-        {"CUDA_COREDUMP_GENERATION_FLAGS", wb::Under::Controls, "the child of step 5 runs without it"},
-    });
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i] != "--csv" || i + 1 == args.size())
+        return std::fprintf(stderr, "usage: %s [--csv lesson18-figure.csv]\n", argv[0]), wb::kExitUsage;
+      csvPath = args[++i];
+    }
+    wb::checkEnvironment(kEnvironment);
     // The image is checked before the driver starts: a damaged one stops the program in a moment.
     const std::string image = wb::verifiedImagePath("vector_ops.fatbin");
     CU_CHECK(cuInit(0));
@@ -764,40 +666,33 @@ int main(int argc, char** argv) {
     const Limits limits = limitsOf(links);
     whatTheLinkIs(p, links);
     wb::step(3, "cuMemcpyPeer needs no peer access");
-    if (const std::string why = whyNot(p, false); !why.empty()) {
-      skipped(why, false,
-              "copies 4 MiB from device 0 to device 1 and back with cuMemcpyPeer, with no peer access enabled, and "
-              "shows cuMemcpyPeerAsync following a kernel in its stream");
-    } else {
+    if (canRun(p, false,
+               "copies 4 MiB from device 0 to device 1 and back with cuMemcpyPeer, with no peer access enabled, and "
+               "shows cuMemcpyPeerAsync following a kernel in its stream")) {
       copyWithoutAccess(p);
       copyInStreamOrder(p, k);
     }
     wb::step(4, "Enabling access, one direction at a time");
     enableErrorsOnOneDevice(p);
-    if (const std::string why = whyNot(p, true); !why.empty())
-      skipped(why, true,
-              "enables access from device 1's context to device 0's memory and shows what each call returns, both "
-              "ways, twice");
-    else
+    if (canRun(p, true,
+               "enables access from device 1's context to device 0's memory and shows what each call returns, both "
+               "ways, twice"))
       enableOneDirection(p);
     wb::step(5, "A kernel on device 1 uses device 0's memory");
-    if (const std::string why = whyNot(p, true); !why.empty()) {
-      skipped(why, true,
-              "runs a kernel on device 1 over device 0's memory, with access (the values arrive) and, in a child "
-              "process, without (the access does not succeed)");
-    } else {
+    if (canRun(p, true,
+               "runs a kernel on device 1 over device 0's memory, with access (the values arrive) and, in a child "
+               "process, without (the access does not succeed)")) {
       kernelOnPeerMemory(p, k);
       kernelWithoutAccess();
     }
     wb::step(6, "Peer copy against staging through host memory");
     std::vector<Rate> rates;
-    if (const std::string why = whyNot(p, true); !why.empty()) {
-      skipped(why, true,
-              "times copies from device 0 to device 1 from 64 KiB to 256 MiB: with peer access, without it, and "
-              "staged by hand through pinned host memory, and writes the figure's table");
-    } else if (sanitized) {
-      std::printf("left out under compute-sanitizer, which slows every call\n");
-    } else {
+    const bool measure =
+        canRun(p, true,
+               "times copies from device 0 to device 1 from 64 KiB to 256 MiB: with peer access, without it, and "
+               "staged by hand through pinned host memory, and writes the figure's table");
+    if (measure && sanitized) std::printf("left out under compute-sanitizer, which slows every call\n");
+    if (measure && !sanitized) {
       rates = peerAgainstStaged(p);
       reportRates(rates, limits);
       checkRates(rates.back(), limits, links);
