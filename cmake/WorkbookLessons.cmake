@@ -22,6 +22,7 @@
 #            [KERNELS <kernel>...]          kernel images the program and its tests load
 #            [EMBED <image file> <symbol>]  an image compiled into the program and its tests
 #            [RUN_ARGS <arg>...]            arguments for the program's run under ctest and the course
+#            [DEEPER_RUN_ARGS <arg>...]     the same for deeper.cpp, the optional page's program
 #            [MULTI_DEVICE_SUITES <suite>...]   doctest suites that need two devices
 #            [SERIAL_SUITES <suite>...]         suites (or "run", the program) that measure memory
 #                                               or time: ctest runs them with the GPU to themselves
@@ -107,7 +108,7 @@ const wb::LessonNeeds& wb::lessonNeeds() {
 endfunction()
 
 function(add_lesson folder)
-  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY;DRIVER_AT_RUN_TIME" "TITLE;PROVES;SHORT" "KERNELS;EMBED;RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;ALONE_SUITES;NEEDS;RUNTIME_SOURCES;SANITIZE_EXCLUDE;SERIAL_EXERCISES;LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 1 L "SANITIZE_PARENT_ONLY;DRIVER_AT_RUN_TIME" "TITLE;PROVES;SHORT" "KERNELS;EMBED;RUN_ARGS;DEEPER_RUN_ARGS;MULTI_DEVICE_SUITES;SERIAL_SUITES;ALONE_SUITES;NEEDS;RUNTIME_SOURCES;SANITIZE_EXCLUDE;SERIAL_EXERCISES;LIBRARIES")
   if(NOT folder MATCHES "^([0-9][0-9])-([a-z0-9-]+)$")
     message(FATAL_ERROR "add_lesson(${folder}): a lesson folder is NN-name, e.g. 05-memory")
   endif()
@@ -204,7 +205,7 @@ function(add_lesson folder)
   endif()
   _workbook_gpu_test(lesson${nn}.run "${labels};gpu" ${serial} COMMAND $<TARGET_FILE:${program}> ${L_RUN_ARGS})
   if(deeper)
-    _workbook_gpu_test(lesson${nn}.deeper "${labels};gpu" ${serial} COMMAND $<TARGET_FILE:${deeper}>)
+    _workbook_gpu_test(lesson${nn}.deeper "${labels};gpu" ${serial} COMMAND $<TARGET_FILE:${deeper}> ${L_DEEPER_RUN_ARGS})
   endif()
 
   # The doctest suites run in a few processes, not one each: every process pays for cuInit and a
@@ -279,6 +280,10 @@ function(add_lesson folder)
   # Serial: the lessons measure free memory and time, which other processes on the GPU would move.
   _workbook_gpu_test(environment.${nn} "gpu;environment" SERIAL
     COMMAND $<TARGET_FILE:workbook-environment-check> $<TARGET_FILE:${program}>)
+  if(deeper)
+    _workbook_gpu_test(environment.${nn}.deeper "gpu;environment" SERIAL
+      COMMAND $<TARGET_FILE:workbook-environment-check> $<TARGET_FILE:${deeper}>)
+  endif()
 
   # Every program, on a machine with no driver, must say why it stopped instead of crashing.
   if(WORKBOOK_STUB_DRIVER_DIR)
@@ -288,6 +293,14 @@ function(add_lesson folder)
               "-DPROGRAM=$<TARGET_FILE:${program}>" -P "${CMAKE_SOURCE_DIR}/cmake/ExpectRun.cmake"
       WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}")
     set_tests_properties(lesson${nn}.no-driver PROPERTIES LABELS "${labels};cpu")
+    if(deeper)
+      add_test(NAME lesson${nn}.deeper.no-driver
+        COMMAND "${CMAKE_COMMAND}" "-DLIBRARY_PATH=${WORKBOOK_STUB_DRIVER_DIR}"
+                "-DEXPECT_EXIT=${WORKBOOK_EXIT_NO_GPU}" "-DEXPECT_OUTPUT=stub.*install the NVIDIA driver"
+                "-DPROGRAM=$<TARGET_FILE:${deeper}>" -P "${CMAKE_SOURCE_DIR}/cmake/ExpectRun.cmake"
+        WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}")
+      set_tests_properties(lesson${nn}.deeper.no-driver PROPERTIES LABELS "${labels};cpu")
+    endif()
   endif()
 
   set(sanitizer_flags "")
@@ -306,6 +319,7 @@ function(add_lesson folder)
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_SHORT "${L_SHORT}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_PROGRAM "${program}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_DEEPER "${deeper}")
+  set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_DEEPER_ARGS "${L_DEEPER_RUN_ARGS}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_ARGS "${L_RUN_ARGS}")
   set_property(GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_TESTS "${tests}")
   string(REPLACE ";" "," suite_tests "${suite_tests}")
@@ -352,8 +366,10 @@ function(workbook_finish_course)
     string(APPEND sanitize "${program}\t\t\t${flags}\t$<TARGET_FILE:${program}>\t${args}\n")
     get_property(deeper GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_DEEPER)
     if(deeper)  # the optional page's program, right after the lesson's (record-outputs: lessonNN-deeper.txt)
-      string(APPEND manifest "[${place}/${total}]\t${deeper}: ${title} (going deeper)\t$<TARGET_FILE:${deeper}>\t\n")
-      string(APPEND sanitize "${deeper}\t\t\t${flags}\t$<TARGET_FILE:${deeper}>\t\n")
+      get_property(deeper_args GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_DEEPER_ARGS)
+      string(REPLACE ";" "\t" deeper_args "${deeper_args}")
+      string(APPEND manifest "[${place}/${total}]\t${deeper}: ${title} (going deeper)\t$<TARGET_FILE:${deeper}>\t${deeper_args}\n")
+      string(APPEND sanitize "${deeper}\t\t\t${flags}\t$<TARGET_FILE:${deeper}>\t${deeper_args}\n")
     endif()
     get_property(excluded GLOBAL PROPERTY WORKBOOK_LESSON_${nn}_SANITIZE_EXCLUDED)
     string(APPEND sanitize "${tests}\t${multi}\t${excluded}\t${flags}\t$<TARGET_FILE:${tests}>\t--no-version\n")

@@ -15,6 +15,7 @@
 #include "damaged_images.hpp"
 #include "gate.hpp"
 #include "lesson17_processes.hpp"
+#include "processes.hpp"
 #include "support.hpp"
 
 #include <fcntl.h>
@@ -48,7 +49,6 @@ using l17::patternAt;
 using l17::PinnedBuffer;
 using l17::said;
 using l17::tell;
-using l17::granularity;
 
 struct Child : l17::Child {
   explicit Child(const char* testCase) : l17::Child(testCase, {"WORKBOOK_CHILD=1"}, kChildSeconds) {}
@@ -71,16 +71,10 @@ std::string oneProcessOnly() {
          "; the case needs a context in this process and one in another";
 }
 
-// Why memory cannot be shared by POSIX file descriptor on device 0, or "".
+// Why memory cannot be shared by POSIX file descriptor on device 0, or "" (the programs' reasons).
 std::string noFdSharing() {
   wbt::initDriver();
-  const CUdevice dev = wbt::device(0);
-  if (wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED) != 1)
-    return "device 0 has no virtual memory management (CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED)";
-  if (wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED) != 1)
-    return "device 0 cannot export memory as a POSIX file descriptor "
-           "(CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED)";
-  return "";
+  return wb::fdSharingMissing(wbt::device(0));
 }
 
 void writePattern(CUdeviceptr p, size_t words, uint32_t seed) {
@@ -89,51 +83,31 @@ void writePattern(CUdeviceptr p, size_t words, uint32_t seed) {
   CU_CHECK(cuMemcpyHtoD(p, v.data(), words * sizeof(uint32_t)));
 }
 
-size_t wordsOfPattern(CUdeviceptr p, size_t words, uint32_t seed) {
-  std::vector<uint32_t> v(words);
-  CU_CHECK(cuMemcpyDtoH(v.data(), p, words * sizeof(uint32_t)));
-  size_t right = 0;
-  for (size_t i = 0; i < words; ++i) right += v[i] == patternAt(seed, i);
-  return right;
-}
-
-unsigned firstWord(CUdeviceptr p) {
-  unsigned w = 0;
-  CU_CHECK(cuMemcpyDtoH(&w, p, sizeof w));
-  return w;
-}
+using wb::firstWord;
+using wb::wordsOfPattern;  // the pattern of wb::patternAt, which is wbt::patternAt's
 
 using wbt::Stream;
 
-// A handle mapped at addresses of this process's own and granted to dev; unmapped at scope exit
-// unless unmap() came first.
+// The programs' shareable memory (common/processes.hpp), given back at scope exit: a mapping at
+// addresses of this process's own, unmapped unless unmap() came first.
 class Mapping {
  public:
-  Mapping(CUmemGenericAllocationHandle handle, size_t size, CUdevice dev) : size_(size) {
-    CU_CHECK(cuMemAddressReserve(&ptr_, size, granularity(dev), 0, 0));
-    CU_CHECK(cuMemMap(ptr_, size, 0, handle, 0));
-    mapped_ = true;
-    CUmemAccessDesc access{};
-    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    access.location.id = dev;
-    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    CU_CHECK(cuMemSetAccess(ptr_, size, &access, 1));
-  }
+  explicit Mapping(const wb::Mapped& m) : m_(m) {}
   ~Mapping() { unmap(); }
   Mapping(const Mapping&) = delete;
   Mapping& operator=(const Mapping&) = delete;
-  CUdeviceptr get() const { return ptr_; }
-  size_t size() const { return size_; }
+  CUdeviceptr get() const { return m_.ptr; }
+  size_t size() const { return m_.size; }
   void unmap() {
-    if (mapped_) cuMemUnmap(ptr_, size_);
-    if (ptr_) cuMemAddressFree(ptr_, size_);
-    mapped_ = false, ptr_ = 0;
+    if (m_.ptr) {
+      cuMemUnmap(m_.ptr, m_.size);
+      cuMemAddressFree(m_.ptr, m_.size);
+    }
+    m_.ptr = 0;
   }
 
  private:
-  CUdeviceptr ptr_ = 0;
-  size_t size_;
-  bool mapped_ = false;
+  wb::Mapped m_;
 };
 
 // Memory made for sharing as a POSIX file descriptor, mapped here, and its descriptor; the handle is
@@ -142,18 +116,9 @@ struct Shared {
   std::unique_ptr<Mapping> mapping;
   int fd = -1;
   Shared(CUdevice dev, size_t bytes) {
-    const size_t g = granularity(dev), size = (bytes + g - 1) / g * g;
-    CUmemAllocationProp prop{};
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = dev;
-    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-    CUmemGenericAllocationHandle handle = 0;
-    CU_CHECK(cuMemCreate(&handle, size, &prop, 0));
-    mapping = std::make_unique<Mapping>(handle, size, dev);
-    const CUresult exported = cuMemExportToShareableHandle(&fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
-    CU_CHECK(cuMemRelease(handle));
-    CU_CHECK(exported);
+    const wb::Shared s = wb::createShared(dev, bytes);
+    mapping = std::make_unique<Mapping>(s.mapped);
+    fd = s.fd;
   }
   ~Shared() { closeFd(); }
   Shared(const Shared&) = delete;
@@ -166,50 +131,12 @@ struct Shared {
 
 // What another process sent: imported, the descriptor closed, mapped here, the handle released.
 std::unique_ptr<Mapping> importShared(int fd, size_t size, CUdevice dev) {
-  CUmemGenericAllocationHandle handle = 0;
-  const CUresult imported = cuMemImportFromShareableHandle(
-      &handle, reinterpret_cast<void*>(static_cast<uintptr_t>(fd)), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
-  close(fd);
-  CU_CHECK(imported);
-  auto m = std::make_unique<Mapping>(handle, size, dev);
-  CU_CHECK(cuMemRelease(handle));
-  return m;
+  return std::make_unique<Mapping>(wb::importShared(fd, size, dev));
 }
 
 }  // namespace
 
 // ---- several-processes ------------------------------------------------------------------------------
-
-// kernels/processes.cu's announced_gate, launched over words of its own ([0] it runs, [1] the gate,
-// [2] its outcome, 0 while it waits): the constructor returns once the GPU says it runs; opened and
-// waited for at scope exit.
-class AnnouncedGate {
- public:
-  AnnouncedGate(CUfunction kernel, CUstream stream) : stream_(stream) {
-    CUdeviceptr running = words_.device(0), gate = words_.device(1), outcome = words_.device(2);
-    unsigned long long deadlineNs = static_cast<unsigned long long>(kGateSeconds * 1e9);
-    void* args[] = {&running, &gate, &deadlineNs, &outcome};
-    CU_CHECK(cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream, args, nullptr));
-    const wb::Stopwatch clock;
-    while (words_.read(0) == 0 && clock.ms() < kGateSeconds * 1000) std::this_thread::yield();
-    if (words_.read(0) == 0) {
-      words_.write(1, 1);
-      cuStreamSynchronize(stream_);
-      FAIL("the gate kernel did not start within its deadline");
-    }
-  }
-  ~AnnouncedGate() {
-    words_.write(1, 1);
-    cuStreamSynchronize(stream_);
-  }
-  AnnouncedGate(const AnnouncedGate&) = delete;
-  AnnouncedGate& operator=(const AnnouncedGate&) = delete;
-  unsigned outcome() const { return words_.read(2); }
-
- private:
-  wb::PinnedWords words_{3};
-  CUstream stream_;
-};
 
 // In a child: allocates what the parent asks for, then holds a gate kernel that has started running
 // until the parent says "release"; reports whether the gate was still waiting then, and frees.
@@ -227,7 +154,7 @@ TEST_CASE("child: a neighbour allocates and holds a kernel waiting" * doctest::s
   unsigned seen = 1;
   {
     wbt::DeviceBuffer big(static_cast<size_t>(order.v[0]));
-    AnnouncedGate gate(reinterpret_cast<CUfunction>(kernel), stream.get());
+    wb::AnnouncedGate gate(reinterpret_cast<CUfunction>(kernel), stream.get(), kGateSeconds);
     tell(parent, note("holding"));
     await(parent, "release");
     seen = gate.outcome();
@@ -562,5 +489,8 @@ TEST_SUITE("unspecified") {
 TEST_SUITE("damaged-images") {
   TEST_CASE("pointed at an empty folder or at damaged images, the program stops in seconds, naming the file") {
     wbt::checkProgramRefusesDamagedImages(WORKBOOK_LESSON_PROGRAM);
+#ifdef WORKBOOK_LESSON_DEEPER_PROGRAM
+    wbt::checkProgramRefusesDamagedImages(WORKBOOK_LESSON_DEEPER_PROGRAM);  // the optional page's (step 5)
+#endif
   }
 }

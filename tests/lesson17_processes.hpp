@@ -1,11 +1,13 @@
 // What lesson 17's suites (tests/lesson17_processes.cpp) and its exercise checks
 // (tests/exercises/exercise17_processes.cpp) both stand on: the messages a test and its child
 // process exchange over a channel (common/channel.hpp), each wait with a deadline; the lab; pinned
-// host memory; patterns in device memory; the granularity of shareable memory.
+// host memory; patterns in device memory; the granularity of shareable memory. The messages and the
+// granularity are the lesson's programs' own (common/processes.hpp).
 #pragma once
 
 #include "channel.hpp"
 #include "gate.hpp"
+#include "processes.hpp"
 #include "support.hpp"
 
 #include <algorithm>
@@ -21,22 +23,11 @@ constexpr double kReplySeconds = 10, kGateSeconds = 5;
 constexpr uint32_t kStale = 0xDEADBEEFu, kFresh = 0x600DDA7Au, kUnread = 0xFFFFFFFFu;
 
 // What a test and a child of the same binary say to each other: one datagram each, with up to four
-// numbers and room for an IPC memory handle and an IPC event handle.
-struct Note {
-  char what[16] = {};
-  int64_t v[4] = {};
-  unsigned char mem[CU_IPC_HANDLE_SIZE] = {};
-  unsigned char event[CU_IPC_HANDLE_SIZE] = {};
-};
-
-inline Note note(const char* what, int64_t a = 0, int64_t b = 0, int64_t c = 0, int64_t d = 0) {
-  Note n;
-  std::snprintf(n.what, sizeof n.what, "%s", what);
-  n.v[0] = a, n.v[1] = b, n.v[2] = c, n.v[3] = d;
-  return n;
-}
-
-inline bool said(const Note& n, const char* what) { return std::strncmp(n.what, what, sizeof n.what) == 0; }
+// numbers and room for an IPC memory handle and an IPC event handle (the programs' own messages).
+using wb::granularity;  // of memory shareable as a POSIX file descriptor
+using wb::note;
+using wb::Note;
+using wb::said;
 
 // In a child: its end of the channel, the parent's next message (which must be `what`), and a reply.
 inline int parentChannel() {
@@ -116,16 +107,5 @@ class PinnedBuffer {
   size_t words_;
 };
 
-
-inline size_t granularity(CUdevice dev) {
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = dev;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-  size_t granule = 0;
-  CU_CHECK(cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-  return granule;
-}
 
 }  // namespace l17

@@ -13,13 +13,8 @@
 // the program. The driver's linker refusing today's LTO-IR runs in a child process.
 #include "support.hpp"
 
+#include "nvrtc_checked.hpp"
 #include "scratch.hpp"
-
-#include <nvJitLink.h>
-#include <nvrtc.h>
-
-#include <elf.h>
-#include <link.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -64,23 +59,13 @@ extern "C" __global__ void apply(float* x, unsigned n) {
 }
 )";
 
-struct Compiled {
-  nvrtcResult result = NVRTC_SUCCESS;
-  std::string log;
-  std::vector<char> cubin, ptx, ltoir;
-  std::vector<std::string> lowered;
-};
+// The compile and the links are the lesson's own (common/nvrtc_checked.hpp): every compile passes
+// --no-cache where NVRTC keeps a cache of its own (12.9+), unless wb::NvrtcCache::Allowed is given.
+using wb::Compiled;
+using wb::Linked;
+using wb::nvrtcKeepsACache;
 
-std::vector<char> output(nvrtcProgram prog, nvrtcResult (*size)(nvrtcProgram, size_t*),
-                         nvrtcResult (*copy)(nvrtcProgram, char*)) {
-  size_t bytes = 0;
-  REQUIRE(size(prog, &bytes) == NVRTC_SUCCESS);
-  std::vector<char> out(bytes);
-  if (bytes > 0) REQUIRE(copy(prog, out.data()) == NVRTC_SUCCESS);
-  return out;
-}
-
-// An NVRTC program, destroyed at scope exit.
+// An NVRTC program, destroyed at scope exit: for the calls whose results a case asserts one by one.
 class Program {
  public:
   Program(const std::string& source, const char* name) {
@@ -95,21 +80,10 @@ class Program {
     for (const std::string& o : options) argv.push_back(o.c_str());
     return nvrtcCompileProgram(prog_, static_cast<int>(argv.size()), argv.data());
   }
-  std::string log() const {
-    const std::vector<char> log = output(prog_, nvrtcGetProgramLogSize, nvrtcGetProgramLog);
-    return log.empty() ? "" : std::string(log.data());
-  }
 
  private:
   nvrtcProgram prog_ = nullptr;
 };
-
-// Whether this NVRTC keeps a compile cache of its own (12.9 and newer), which --no-cache turns off.
-bool nvrtcKeepsACache() {
-  int major = 0, minor = 0;
-  REQUIRE(nvrtcVersion(&major, &minor) == NVRTC_SUCCESS);
-  return major > 12 || (major == 12 && minor >= 9);
-}
 
 // Options that make two compiles of one source comparable byte for byte: from 12.9 (with the cache),
 // --frandom-seed, which "can be used to generate deterministically identical ptx and object files"
@@ -119,42 +93,17 @@ std::vector<std::string> deterministic(std::vector<std::string> options) {
   return options;
 }
 
-// Every compile here is a compile: where NVRTC keeps a cache of its own, --no-cache turns it off,
-// unless the caller allows it (ownCache).
-Compiled compile(const std::string& source, const char* name, std::vector<std::string> options,
-                 const std::vector<std::string>& nameExpressions = {}, bool ownCache = false) {
-  if (!ownCache && nvrtcKeepsACache()) options.push_back("--no-cache");
-  Program prog(source, name);
-  for (const std::string& e : nameExpressions) REQUIRE(nvrtcAddNameExpression(prog.get(), e.c_str()) == NVRTC_SUCCESS);
-  Compiled c;
-  c.result = prog.compile(options);
-  c.log = prog.log();
-  if (c.result != NVRTC_SUCCESS) return c;
-  c.cubin = output(prog.get(), nvrtcGetCUBINSize, nvrtcGetCUBIN);
-  c.ptx = output(prog.get(), nvrtcGetPTXSize, nvrtcGetPTX);
-  c.ltoir = output(prog.get(), nvrtcGetLTOIRSize, nvrtcGetLTOIR);
-  for (const std::string& e : nameExpressions) {
-    const char* lowered = nullptr;
-    REQUIRE(nvrtcGetLoweredName(prog.get(), e.c_str(), &lowered) == NVRTC_SUCCESS);
-    c.lowered.emplace_back(lowered);
-  }
-  return c;
-}
-
 // A compile that must succeed; its log is shown when it does not.
 Compiled compiled(const std::string& source, const char* name, const std::vector<std::string>& options,
                   const std::vector<std::string>& nameExpressions = {}) {
-  Compiled c = compile(source, name, options, nameExpressions);
+  Compiled c = wb::nvrtcCompile(source, name, options, nameExpressions);
   CAPTURE(c.log);
   REQUIRE(c.result == NVRTC_SUCCESS);
   return c;
 }
 
 std::vector<int> supportedArchs() {
-  int count = 0;
-  REQUIRE(nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS);
-  std::vector<int> archs(static_cast<size_t>(count));
-  REQUIRE(nvrtcGetSupportedArchs(archs.data()) == NVRTC_SUCCESS);
+  const std::vector<int> archs = wb::nvrtcSupportedArchs();
   REQUIRE_FALSE(archs.empty());
   return archs;
 }
@@ -231,39 +180,6 @@ bool has(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-struct Linked {
-  nvJitLinkResult result = NVJITLINK_SUCCESS;
-  std::string log;
-  std::vector<char> cubin;
-};
-
-struct Piece {
-  nvJitLinkInputType type;
-  const std::vector<char>* bytes;
-};
-
-Linked linkWithNvJitLink(const std::vector<Piece>& pieces, const std::vector<std::string>& options) {
-  std::vector<const char*> argv;
-  for (const std::string& o : options) argv.push_back(o.c_str());
-  nvJitLinkHandle link = nullptr;
-  Linked out;
-  REQUIRE(nvJitLinkCreate(&link, static_cast<uint32_t>(argv.size()), argv.data()) == NVJITLINK_SUCCESS);
-  for (const Piece& p : pieces)
-    if (out.result == NVJITLINK_SUCCESS) out.result = nvJitLinkAddData(link, p.type, p.bytes->data(), p.bytes->size(), nullptr);
-  if (out.result == NVJITLINK_SUCCESS) out.result = nvJitLinkComplete(link);
-  size_t size = 0;
-  if (out.result == NVJITLINK_SUCCESS) out.result = nvJitLinkGetLinkedCubinSize(link, &size);
-  out.cubin.resize(out.result == NVJITLINK_SUCCESS ? size : 0);
-  if (out.result == NVJITLINK_SUCCESS) out.result = nvJitLinkGetLinkedCubin(link, out.cubin.data());
-  size_t logSize = 0;
-  if (nvJitLinkGetErrorLogSize(link, &logSize) == NVJITLINK_SUCCESS && logSize > 0) {
-    std::vector<char> log(logSize);
-    if (nvJitLinkGetErrorLog(link, log.data()) == NVJITLINK_SUCCESS) out.log = log.data();
-  }
-  nvJitLinkDestroy(&link);
-  return out;
-}
-
 // The driver's linker over cubins; the linked image copied out before cuLinkDestroy.
 std::vector<char> cuLink(const std::vector<const std::vector<char>*>& cubins) {
   CUlinkState link = nullptr;
@@ -289,41 +205,6 @@ std::vector<char> readFile(const std::string& path) {
 
 void writeFile(const std::string& path, const std::vector<char>& bytes) {
   std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-// The NVRTC libraries this process has loaded, by file name.
-std::vector<std::string> loadedNvrtcLibraries() {
-  std::vector<std::string> names;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* out) {
-        const std::string path = info->dlpi_name ? info->dlpi_name : "";
-        if (path.find("libnvrtc") != std::string::npos)
-          static_cast<std::vector<std::string>*>(out)->push_back(path.substr(path.find_last_of('/') + 1));
-        return 0;
-      },
-      &names);
-  return names;
-}
-
-// DT_NEEDED of this test binary: the libraries it names.
-std::vector<std::string> neededLibraries() {
-  const std::vector<char> elf = readFile("/proc/self/exe");
-  std::vector<std::string> names;
-  REQUIRE(elf.size() >= sizeof(Elf64_Ehdr));
-  Elf64_Ehdr header;
-  std::memcpy(&header, elf.data(), sizeof header);
-  for (unsigned i = 0; i < header.e_shnum; ++i) {
-    Elf64_Shdr dynamic, strings;
-    std::memcpy(&dynamic, elf.data() + header.e_shoff + i * header.e_shentsize, sizeof dynamic);
-    if (dynamic.sh_type != SHT_DYNAMIC) continue;
-    std::memcpy(&strings, elf.data() + header.e_shoff + dynamic.sh_link * header.e_shentsize, sizeof strings);
-    for (size_t at = dynamic.sh_offset; at + sizeof(Elf64_Dyn) <= dynamic.sh_offset + dynamic.sh_size; at += sizeof(Elf64_Dyn)) {
-      Elf64_Dyn entry;
-      std::memcpy(&entry, elf.data() + at, sizeof entry);
-      if (entry.d_tag == DT_NEEDED) names.emplace_back(elf.data() + strings.sh_offset + entry.d_un.d_val);
-    }
-  }
-  return names;
 }
 
 bool anyContains(const std::vector<std::string>& names, const char* part) {
@@ -362,7 +243,7 @@ TEST_SUITE("compile") {
   // and named the option): shown, not asserted.
   TEST_CASE("an architecture past the newest NVRTC lists is refused, with no cubin") {
     const std::vector<int> archs = supportedArchs();
-    const Compiled c = compile(kAffineSource, "affine.cu", {"--gpu-architecture=sm_" + std::to_string(archs.back() + 1)});
+    const Compiled c = wb::nvrtcCompile(kAffineSource, "affine.cu", {"--gpu-architecture=sm_" + std::to_string(archs.back() + 1)});
     MESSAGE("sm_" << archs.back() + 1 << ": " << nvrtcGetErrorString(c.result) << "; log: " << c.log);
     CHECK(c.result != NVRTC_SUCCESS);
     CHECK(c.cubin.empty());
@@ -376,8 +257,8 @@ TEST_SUITE("compile") {
                     " has no cache of its own and no --no-cache (both came with 12.9)");
       return;
     }
-    const Compiled cached = compile(kAffineSource, "affine.cu", deterministic({anySm()}), {}, true);
-    const Compiled uncached = compile(kAffineSource, "affine.cu", deterministic({anySm()}));  // with --no-cache
+    const Compiled cached = wb::nvrtcCompile(kAffineSource, "affine.cu", deterministic({anySm()}), {}, wb::NvrtcCache::Allowed);
+    const Compiled uncached = wb::nvrtcCompile(kAffineSource, "affine.cu", deterministic({anySm()}));  // with --no-cache
     CAPTURE(uncached.log);
     REQUIRE(cached.result == NVRTC_SUCCESS);
     REQUIRE(uncached.result == NVRTC_SUCCESS);
@@ -388,7 +269,7 @@ TEST_SUITE("compile") {
 
 TEST_SUITE("compile-log") {
   TEST_CASE("a source with an error gives NVRTC_ERROR_COMPILATION and a log naming the program and the line") {
-    const Compiled c = compile(kBrokenSource, "broken.cu", {anyCompute()});
+    const Compiled c = wb::nvrtcCompile(kBrokenSource, "broken.cu", {anyCompute()});
     CAPTURE(c.log);
     CHECK(c.result == NVRTC_ERROR_COMPILATION);
     CHECK(c.log.find("broken.cu(3): error") != std::string::npos);
@@ -396,7 +277,7 @@ TEST_SUITE("compile-log") {
   }
 
   TEST_CASE("a source that compiles with a warning gives NVRTC_SUCCESS and the warning in the log") {
-    const Compiled c = compile(kWarningSource, "warns.cu", {anyCompute()});
+    const Compiled c = wb::nvrtcCompile(kWarningSource, "warns.cu", {anyCompute()});
     CAPTURE(c.log);
     CHECK(c.result == NVRTC_SUCCESS);
     CHECK(c.log.find("warns.cu(2): warning") != std::string::npos);
@@ -448,7 +329,7 @@ TEST_SUITE("link") {
     const std::vector<std::string> rdc = {lab.sm(), "--relocatable-device-code=true"};
     const Compiled transform = compiled(kTransformSource, "transform.cu", rdc), apply = compiled(kApplySource, "apply.cu", rdc);
     const std::vector<char> byDriver = cuLink({&transform.cubin, &apply.cubin});
-    const Linked byLibrary = linkWithNvJitLink({{NVJITLINK_INPUT_CUBIN, &transform.cubin}, {NVJITLINK_INPUT_CUBIN, &apply.cubin}},
+    const Linked byLibrary = wb::linkWithNvJitLink({{NVJITLINK_INPUT_CUBIN, &transform.cubin, "transform.cu"}, {NVJITLINK_INPUT_CUBIN, &apply.cubin, "apply.cu"}},
                                        {"-arch=sm_" + std::to_string(lab.arch)});
     CAPTURE(byLibrary.log);
     REQUIRE(byLibrary.result == NVJITLINK_SUCCESS);
@@ -467,7 +348,7 @@ TEST_SUITE("link") {
     const Compiled transform = compiled(kTransformSource, "transform.cu", lto), apply = compiled(kApplySource, "apply.cu", lto);
     REQUIRE_FALSE(transform.ltoir.empty());
     REQUIRE_FALSE(apply.ltoir.empty());
-    const Linked linked = linkWithNvJitLink({{NVJITLINK_INPUT_LTOIR, &transform.ltoir}, {NVJITLINK_INPUT_LTOIR, &apply.ltoir}},
+    const Linked linked = wb::linkWithNvJitLink({{NVJITLINK_INPUT_LTOIR, &transform.ltoir, "transform.cu"}, {NVJITLINK_INPUT_LTOIR, &apply.ltoir, "apply.cu"}},
                                     {"-arch=sm_" + std::to_string(lab.arch), "-lto"});
     CAPTURE(linked.log);
     REQUIRE(linked.result == NVJITLINK_SUCCESS);
@@ -484,7 +365,7 @@ TEST_SUITE("link") {
     const std::string arch = std::to_string(supportedArchs().back());
     const std::vector<std::string> rdc = {"--gpu-architecture=sm_" + arch, "--relocatable-device-code=true"};
     const Compiled apply = compiled(kApplySource, "apply.cu", rdc);
-    const Linked linked = linkWithNvJitLink({{NVJITLINK_INPUT_CUBIN, &apply.cubin}}, {"-arch=sm_" + arch});
+    const Linked linked = wb::linkWithNvJitLink({{NVJITLINK_INPUT_CUBIN, &apply.cubin, "apply.cu"}}, {"-arch=sm_" + arch});
     CAPTURE(linked.log);
     CHECK(linked.result != NVJITLINK_SUCCESS);
     CHECK(linked.log.find("_Z9transformf") != std::string::npos);
@@ -494,7 +375,7 @@ TEST_SUITE("link") {
     const std::string arch = std::to_string(supportedArchs().back());
     const Compiled transform = compiled(kTransformSource, "transform.cu",
                                         {"--gpu-architecture=sm_" + arch, "--relocatable-device-code=true", "-dlto"});
-    const Linked linked = linkWithNvJitLink({{NVJITLINK_INPUT_LTOIR, &transform.ltoir}}, {"-arch=sm_" + arch});
+    const Linked linked = wb::linkWithNvJitLink({{NVJITLINK_INPUT_LTOIR, &transform.ltoir, "transform.cu"}}, {"-arch=sm_" + arch});
     CHECK(linked.result != NVJITLINK_SUCCESS);
   }
 }
@@ -613,15 +494,15 @@ TEST_SUITE("cache-cost") {
 // In a child process, fresh, so that no earlier compile of this binary has loaded anything: whether
 // libnvrtc-builtins is loaded before and after one compile. Exits 10 + 2 * before + after.
 TEST_CASE("child: the NVRTC libraries before and after the first compile" * doctest::skip(!wbt::inChild())) {
-  const bool before = anyContains(loadedNvrtcLibraries(), "nvrtc-builtins");
+  const bool before = anyContains(wb::loadedCompilerLibraries(), "nvrtc-builtins");
   compiled(kAffineSource, "affine.cu", {anyCompute()});
-  const bool after = anyContains(loadedNvrtcLibraries(), "nvrtc-builtins");
+  const bool after = anyContains(wb::loadedCompilerLibraries(), "nvrtc-builtins");
   std::_Exit(10 + 2 * before + after);
 }
 
 TEST_SUITE("deploy") {
   TEST_CASE("the binary names libnvrtc but not libnvrtc-builtins, which NVRTC loads itself at the first compile") {
-    const std::vector<std::string> needed = neededLibraries();
+    const std::vector<std::string> needed = wb::neededLibraries();
     std::string names;
     for (const std::string& n : needed) names += n + " ";
     CAPTURE(names);

@@ -12,19 +12,20 @@
 // Memory crosses processes two ways: the legacy cuIpcGetMemHandle / cuIpcOpenMemHandle (memory from
 // cuMemAlloc only), where the exporter must outlive every importer's use, and a POSIX file
 // descriptor from cuMemExportToShareableHandle, passed over a Unix socket, where the memory lives
-// as long as any process holds a handle, a mapping or a descriptor of it. An interprocess event
-// orders a consumer's stream after a producer's work.
-// Every child has a time limit; the parent and its children talk over Unix sockets with deadlines.
+// as long as any process holds a handle, a mapping or a descriptor of it. How an interprocess event
+// orders a consumer's stream after a producer's work is the optional page's program, deeper.cpp
+// (step 5). Every child has a time limit; the parent and its children talk over Unix sockets with
+// deadlines (common/processes.hpp).
 //
 // APIs: cuInit, cuDevicePrimaryCtxRetain, cuCtxGetCurrent, cuMemAlloc, cuMemGetInfo, cuDeviceGetAttribute,
 //       cuIpcGetMemHandle, cuIpcOpenMemHandle, cuIpcCloseMemHandle, cuMemCreate,
 //       cuMemExportToShareableHandle, cuMemImportFromShareableHandle, cuMemMap, cuMemSetAccess,
-//       cuMemUnmap, cuMemRelease, cuEventCreate, cuIpcGetEventHandle, cuIpcOpenEventHandle,
-//       cuStreamWaitEvent, cuMemcpyDtoHAsync, cuEventQuery
+//       cuMemUnmap, cuMemRelease
 // Run:  ctest -R lesson17   (or build/lessons/lesson17-processes)
 #include "channel.hpp"
 #include "gate.hpp"
 #include "process.hpp"
+#include "processes.hpp"
 #include "workbook.hpp"
 
 #include <fcntl.h>
@@ -47,99 +48,31 @@ using Kernels = wb::StreamKernels;  // gate, stamp and burn (common/gate.hpp)
 
 constexpr unsigned kChildSeconds = 20;  // every child's time limit: nothing here waits longer
 constexpr unsigned kForkedSeconds = 3;  // the time limit of a process forked without exec
-constexpr double kReplySeconds = 10;    // how long one side waits for the other's next message
 constexpr double kGateSeconds = 5;      // a gate kernel in a child gives up after this
 constexpr size_t kNeighbourBytes = size_t{2} << 30;
 constexpr unsigned kMark = 0x600DF00Du;   // what an importer writes into shared memory
-constexpr unsigned kStale = 0xDEADBEEFu;  // what the producer's buffer holds before it produces
-constexpr unsigned kFresh = 0x600DDA7Au;  // what it produces
-constexpr unsigned kUnread = 0xFFFFFFFFu; // what the consumer's host buffer holds before its copy
 
-// ---- What parent and children say to each other -------------------------------------------------
-
-//! [talk]
-// One datagram: a word for what it is, two numbers, and room for one IPC handle (64 bytes).
-struct Note {
-  char what[16] = {};
-  uint64_t a = 0, b = 0;
-  unsigned char handle[CU_IPC_HANDLE_SIZE] = {};
-};
-//! [talk]
-
-Note note(const char* what, uint64_t a = 0, uint64_t b = 0) {
-  Note n;
-  std::snprintf(n.what, sizeof n.what, "%s", what);
-  n.a = a, n.b = b;
-  return n;
-}
-
-bool said(const Note& n, const char* what) { return std::strncmp(n.what, what, sizeof n.what) == 0; }
-
-// Thrown in a child whose parent says "quit" instead of its next command: it ends, exit code 0.
-struct Quit {};
-
-//! [await]
-// In a child: the parent's next message, which must be `what`, waited for at most kReplySeconds;
-// and a message to the parent, with a descriptor where fd is one.
-Note await(int parent, const char* what, int* fd = nullptr) {
-  Note n;
-  if (wb::receiveMessage(parent, &n, sizeof n, fd, kReplySeconds) != wb::Received::Message)
-    throw std::runtime_error(std::string("no \"") + what + "\" from the parent within its time");
-  if (said(n, "quit")) throw Quit{};
-  if (!said(n, what))
-    throw std::runtime_error(std::string("expected \"") + what + "\", the parent said \"" +
-                             std::string(n.what, strnlen(n.what, sizeof n.what)) + "\"");
-  return n;
-}
-
-void tell(int parent, const Note& n, int fd = -1) {
-  if (!wb::sendMessage(parent, &n, sizeof n, fd)) throw std::runtime_error("cannot send to the parent");
-}
-//! [await]
+// Parent and children talk through common/processes.hpp (wb::Note, wb::talk): every wait has a
+// deadline, and every child's time limit is kChildSeconds.
+using wb::firstWord;
+using wb::Mapped;
+using wb::note;
+using wb::Note;
+using wb::pattern;
+using wb::said;
+using wb::wordsOfPattern;
+using wb::talk::await;
+using wb::talk::Primary;
+using wb::talk::Quit;
+using wb::talk::tell;
 
 std::string howItEnded(const wb::ProcessEnd& end, unsigned limit = kChildSeconds) {
-  if (end.timedOut) return "it hung and was ended after " + std::to_string(limit) + " s";
-  if (end.signal) return "it was killed by signal " + std::to_string(end.signal);
-  return "it exited with code " + std::to_string(end.code);
+  return wb::talk::howItEnded(end, limit);
 }
 
-// In the parent: the child's next message, which must be `what`; otherwise the lesson stops and says
-// what the child did instead, and how it ended (its last line of output).
 Note hear(wb::ChildChannel& child, const char* who, const char* what, int* fd = nullptr) {
-  Note n;
-  const bool got = child.receive(n, kReplySeconds, fd);
-  if (got && said(n, what)) return n;
-  std::string instead = got ? "it said \"" + std::string(n.what, strnlen(n.what, sizeof n.what)) + "\""
-                            : std::string("it said nothing within its time");
-  child.send(note("quit"));  // a child still waiting for its next word ends now
-  const wb::ProcessEnd& end = child.end();
-  instead += "; " + howItEnded(end);
-  const std::string& out = end.output;
-  const size_t last = out.size() > 1 ? out.find_last_of('\n', out.size() - 2) : std::string::npos;
-  if (!out.empty()) instead += ": " + out.substr(last == std::string::npos ? 0 : last + 1);
-  wb::expect(false, std::string(who) + " saying \"" + what + "\"", instead);
-  return n;
+  return wb::talk::hear(child, who, what, kChildSeconds, fd);
 }
-
-// ---- Small helpers --------------------------------------------------------------------------------
-
-// The primary context of device 0, current in this thread, released at scope exit.
-struct Primary {
-  CUdevice dev = 0;
-  CUcontext ctx = nullptr;
-  Primary() {
-    CU_CHECK(cuInit(0));
-    CU_CHECK(cuDeviceGet(&dev, 0));
-    CU_CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CU_CHECK(cuCtxSetCurrent(ctx));
-  }
-  ~Primary() {
-    cuCtxSetCurrent(nullptr);
-    cuDevicePrimaryCtxRelease(dev);
-  }
-  Primary(const Primary&) = delete;
-  Primary& operator=(const Primary&) = delete;
-};
 
 size_t freeMemory() {
   size_t free = 0, total = 0;
@@ -150,29 +83,6 @@ size_t freeMemory() {
 std::string moved(size_t before, size_t after) {
   if (after == before) return "did not change";
   return after < before ? "fell by " + wb::bytes(before - after) : "rose by " + wb::bytes(after - before);
-}
-
-uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<uint32_t>(i * 2654435761u); }
-
-std::vector<uint32_t> pattern(uint32_t seed, size_t words) {
-  std::vector<uint32_t> v(words);
-  for (size_t i = 0; i < words; ++i) v[i] = patternAt(seed, i);
-  return v;
-}
-
-// How many of the words at p are the pattern of seed.
-size_t wordsOfPattern(CUdeviceptr p, size_t words, uint32_t seed) {
-  std::vector<uint32_t> v(words);
-  CU_CHECK(cuMemcpyDtoH(v.data(), p, words * sizeof(uint32_t)));
-  size_t right = 0;
-  for (size_t i = 0; i < words; ++i) right += v[i] == patternAt(seed, i);
-  return right;
-}
-
-unsigned firstWord(CUdeviceptr p) {
-  unsigned w = 0;
-  CU_CHECK(cuMemcpyDtoH(&w, p, sizeof w));
-  return w;
 }
 
 // The name of a CUresult from the toolkit's table: no driver call (a forked child's codes are named
@@ -331,9 +241,9 @@ const std::vector<std::string> kControlled = {"CUDA_LAUNCH_BLOCKING"};
 
 std::vector<std::string> childArgs(const char* role) { return {wb::selfPath(), "--child", role}; }
 
-// Every child of the lesson, started at once so that their start-ups overlap: the two that fork
-// (step 1) run to their end by themselves; the others initialise, say "ready", and wait for the
-// parent's word at their step.
+// Every child of this program (deeper.cpp starts step 5's), started at once so that their start-ups
+// overlap: the two that fork (step 1) run to their end by themselves; the others initialise, say
+// "ready", and wait for the parent's word at their step.
 struct Children {
   std::future<wb::ProcessEnd> afterInit = std::async(std::launch::async, [] {
     return wb::runProcess(childArgs("fork-after-init"), kControlled, kChildSeconds);
@@ -344,11 +254,10 @@ struct Children {
   wb::ChildChannel neighbour{childArgs("neighbour"), kControlled, kChildSeconds};
   wb::ChildChannel importer{childArgs("importer"), kControlled, kChildSeconds};
   wb::ChildChannel exporter{childArgs("exporter"), kControlled, kChildSeconds};
-  wb::ChildChannel producer{childArgs("producer"), kControlled, kChildSeconds};
   // A child still waiting for its word (the lesson stopped early) is told to end now, not at its
   // deadline; one that has ended finds nothing of it.
   ~Children() {
-    for (wb::ChildChannel* c : {&neighbour, &importer, &exporter, &producer}) c->send(note("quit"));
+    for (wb::ChildChannel* c : {&neighbour, &importer, &exporter}) c->send(note("quit"));
   }
 };
 //! [children]
@@ -380,53 +289,9 @@ void awaitReady(Children& kids) {
   hear(kids.neighbour, "the neighbour", "ready");
   hear(kids.importer, "the importer", "ready");
   hear(kids.exporter, "the exporter", "ready");
-  hear(kids.producer, "the producer", "ready");
 }
 
 // ---- Step 2: several processes --------------------------------------------------------------------
-
-//! [start-gate]
-// announced_gate launched in a stream over words of its own ([0] it runs, [1] the gate, [2] its
-// outcome, 0 while it waits). The constructor returns once the GPU says the kernel runs: from then
-// on it surely waits. Like wb::Gate, it is opened, and waited for, at scope exit.
-class AnnouncedGate {
- public:
-  AnnouncedGate(CUfunction kernel, CUstream stream) : stream_(stream) {
-    CUdeviceptr running = words_.device(0), gate = words_.device(1), outcome = words_.device(2);
-    unsigned long long deadlineNs = static_cast<unsigned long long>(kGateSeconds * 1e9);
-    void* args[] = {&running, &gate, &deadlineNs, &outcome};
-    CU_CHECK(cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream, args, nullptr));
-    const wb::Stopwatch clock;
-    while (words_.read(0) == 0 && clock.ms() < kGateSeconds * 1000) std::this_thread::yield();
-    if (words_.read(0) == 0) {
-      open();
-      cuStreamSynchronize(stream_);  // its words must outlive it
-      throw std::runtime_error("the gate kernel did not start within its deadline");
-    }
-  }
-  ~AnnouncedGate() {
-    open();
-    cuStreamSynchronize(stream_);
-  }
-  AnnouncedGate(const AnnouncedGate&) = delete;
-  AnnouncedGate& operator=(const AnnouncedGate&) = delete;
-  void open() { words_.write(1, 1); }
-  unsigned outcome() const { return words_.read(2); }
-
- private:
-  wb::PinnedWords words_{3};
-  CUstream stream_;
-};
-//! [start-gate]
-
-const char* computeMode(int mode) {
-  switch (mode) {
-    case CU_COMPUTEMODE_DEFAULT: return "CU_COMPUTEMODE_DEFAULT";
-    case CU_COMPUTEMODE_PROHIBITED: return "CU_COMPUTEMODE_PROHIBITED";
-    case CU_COMPUTEMODE_EXCLUSIVE_PROCESS: return "CU_COMPUTEMODE_EXCLUSIVE_PROCESS";
-  }
-  return "an unknown mode";
-}
 
 //! [neighbour]
 // In a child, "the neighbour": a process with a context of its own. On the parent's word it
@@ -444,11 +309,11 @@ int childNeighbour(int parent) {
   tell(parent, note("ready"));
   const Note order = await(parent, "allocate");
   CUdeviceptr big = 0;
-  CU_CHECK(cuMemAlloc(&big, order.a));
+  CU_CHECK(cuMemAlloc(&big, static_cast<size_t>(order.v[0])));
   unsigned seen = 0;
   {
-    AnnouncedGate gate(reinterpret_cast<CUfunction>(kernel), stream);
-    tell(parent, note("holding", order.a, static_cast<uint64_t>(getpid())));
+    wb::AnnouncedGate gate(reinterpret_cast<CUfunction>(kernel), stream, kGateSeconds);
+    tell(parent, note("holding", order.v[0], getpid()));
     await(parent, "release");
     seen = gate.outcome();  // 0: it still waited when the parent's kernel had ended
   }
@@ -460,38 +325,16 @@ int childNeighbour(int parent) {
 }
 //! [neighbour]
 
-//! [sharing]
-// Whether several processes may share device 0, and how. The compute mode may allow one process
-// only, or none; under MPS, "exclusive-mode restrictions are applied to the MPS server, not MPS
-// clients" (NVIDIA's MPS documentation), so clients share even an EXCLUSIVE_PROCESS device, and their
-// kernels may run side by side. Without MPS, whether a kernel that never ends can be switched out
-// for another process's depends on compute preemption, which the device reports.
-struct Sharing {
-  int mode = -1, mps = 0, preemption = 0;
-  bool severalProcesses() const {
-    return mode == CU_COMPUTEMODE_DEFAULT || (mode == CU_COMPUTEMODE_EXCLUSIVE_PROCESS && mps);
-  }
-};
-
-Sharing sharingOf(CUdevice dev) {
-  Sharing s;
-  CU_CHECK(cuDeviceGetAttribute(&s.mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, dev));
-  CU_CHECK(cuDeviceGetAttribute(&s.mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, dev));
-  CU_CHECK(cuDeviceGetAttribute(&s.preemption, CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED, dev));
-  return s;
-}
-//! [sharing]
-
 //! [several]
 // This process and the neighbour on one device: the free memory this process sees while the
 // neighbour allocates, and a kernel of this process's own while the neighbour's kernel waits.
-void severalProcesses(const Kernels& k, Children& kids, const Sharing& sharing) {
+void severalProcesses(const Kernels& k, Children& kids, const wb::Sharing& sharing) {
   std::printf(
-      "device 0: %s; MPS %s; compute preemption %s\n", computeMode(sharing.mode),
+      "device 0: %s; MPS %s; compute preemption %s\n", wb::computeModeName(sharing.mode),
       sharing.mps ? "enabled: this process and the neighbour are clients of one MPS server" : "not enabled",
       sharing.preemption ? "supported" : "NOT supported");
   const size_t before = freeMemory();
-  kids.neighbour.send(note("allocate", kNeighbourBytes));
+  kids.neighbour.send(note("allocate", static_cast<int64_t>(kNeighbourBytes)));
   const Note holding = hear(kids.neighbour, "the neighbour", "holding");
   const size_t during = freeMemory();
   wb::PinnedWords words(2);  // [0] the stamp counter, [1] the stamp
@@ -511,11 +354,11 @@ void severalProcesses(const Kernels& k, Children& kids, const Sharing& sharing) 
   std::printf(
       "the neighbour (pid %llu), a process with its own context: allocated %s and launched a kernel "
       "that waits\n  free memory this process sees: %s\n",
-      static_cast<unsigned long long>(holding.b), wb::bytes(holding.a).c_str(),
+      static_cast<unsigned long long>(holding.v[1]), wb::bytes(static_cast<size_t>(holding.v[0])).c_str(),
       moved(before, during).c_str());
   std::printf("this process's own kernel, launched meanwhile: %s\n",
               stamp == 1 ? "ran to its end" : "did NOT run");
-  const bool stillWaiting = released.a == wb::Gate::Waiting;
+  const bool stillWaiting = released.v[0] == wb::Gate::Waiting;
   std::printf("the neighbour's kernel, when this process's had ended: %s; then it freed its memory\n"
               "  free memory this process sees: %s\n",
               stillWaiting ? "still waiting" : "had given up at its deadline", moved(during, after).c_str());
@@ -545,10 +388,11 @@ int childImporter(int parent) {
   tell(parent, note("ready"));
   const Note offer = await(parent, "open");
   CUipcMemHandle handle{};
-  std::memcpy(&handle, offer.handle, sizeof handle);
+  std::memcpy(&handle, offer.mem, sizeof handle);
   CUdeviceptr shared = 0;
   CU_CHECK(cuIpcOpenMemHandle(&shared, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
-  const size_t right = wordsOfPattern(shared, offer.a / sizeof(uint32_t), static_cast<uint32_t>(offer.b));
+  const size_t right =
+      wordsOfPattern(shared, static_cast<size_t>(offer.v[0]) / sizeof(uint32_t), static_cast<uint32_t>(offer.v[1]));
   CU_CHECK(cuMemsetD32(shared, kMark, 1));
   CU_CHECK(cuCtxSynchronize());
   CU_CHECK(cuIpcCloseMemHandle(shared));
@@ -562,7 +406,7 @@ int childImporter(int parent) {
   const CUresult reopened = cuIpcOpenMemHandle(&again, mine, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
   if (reopened == CUDA_SUCCESS) cuIpcCloseMemHandle(again);  // outside the reference's contract either way:
   cuMemFree(own);                                            // what these return is not this step's claim
-  tell(parent, note("closed", right, static_cast<uint64_t>(reopened)));
+  tell(parent, note("closed", static_cast<int64_t>(right), reopened));
   return wb::kExitOk;
 }
 //! [legacy-own]
@@ -582,7 +426,7 @@ void legacyIpc(Children& kids, CUdevice dev) {
   CUipcMemHandle handle{};
   CU_CHECK(cuIpcGetMemHandle(&handle, buffer));
   Note offer = note("open", bytes, seed);
-  std::memcpy(offer.handle, &handle, sizeof handle);
+  std::memcpy(offer.mem, &handle, sizeof handle);
   kids.importer.send(offer);
   const Note closed = hear(kids.importer, "the importer", "closed");
   const wb::ProcessEnd& end = kids.importer.end();
@@ -593,103 +437,17 @@ void legacyIpc(Children& kids, CUdevice dev) {
               wb::bytes(bytes).c_str(), sizeof handle);
   std::printf("the importer: cuIpcOpenMemHandle, %llu of %zu words as this process wrote them, 0x%X written into "
               "the first, cuIpcCloseMemHandle; %s\n",
-              static_cast<unsigned long long>(closed.a), words, kMark, howItEnded(end).c_str());
+              static_cast<unsigned long long>(closed.v[0]), words, kMark, howItEnded(end).c_str());
   std::printf("the importer, opening a handle of its own allocation in its own process: %s (the reference leaves "
-              "this open: shown, not claimed)\n", wb::errorName(static_cast<CUresult>(closed.b)).c_str());
+              "this open: shown, not claimed)\n", wb::errorName(static_cast<CUresult>(closed.v[1])).c_str());
   std::printf("back here: the first word is 0x%X; the importer had closed, so cuMemFree came last\n", first);
-  wb::expect(ipc == 1 && closed.a == words && first == kMark && end.code == 0,
+  wb::expect(ipc == 1 && static_cast<size_t>(closed.v[0]) == words && first == kMark && end.code == 0,
              "another process opening the memory, reading this process's data and writing into it",
-             "IPC support " + std::to_string(ipc) + ", " + std::to_string(closed.a) + " words right, first word " +
+             "IPC support " + std::to_string(ipc) + ", " + std::to_string(closed.v[0]) + " words right, first word " +
                  wb::hex(first) + ", " + howItEnded(end));
 }
 
 // ---- Step 4: sharing by file descriptor ---------------------------------------------------------
-
-size_t granularity(CUdevice dev, CUmemAllocationHandleType type) {
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = dev;
-  prop.requestedHandleTypes = type;
-  size_t granule = 0;
-  CU_CHECK(cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-  return granule;
-}
-
-struct Mapped {
-  CUdeviceptr ptr = 0;
-  size_t size = 0;
-};
-
-Mapped mapHere(CUmemGenericAllocationHandle handle, size_t size, CUdevice dev) {
-  Mapped m{0, size};
-  CU_CHECK(cuMemAddressReserve(&m.ptr, size, granularity(dev, CU_MEM_HANDLE_TYPE_NONE), 0, 0));
-  CU_CHECK(cuMemMap(m.ptr, size, 0, handle, 0));
-  CUmemAccessDesc access{};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = dev;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  CU_CHECK(cuMemSetAccess(m.ptr, size, &access, 1));
-  return m;
-}
-
-void unmap(const Mapped& m) {
-  CU_CHECK(cuMemUnmap(m.ptr, m.size));
-  CU_CHECK(cuMemAddressFree(m.ptr, m.size));
-}
-
-// Memory shared by descriptor (steps 4 and 5) needs virtual memory management and the POSIX file
-// descriptor handle type: a device without either names the reason instead of failing in cuMemCreate.
-std::string fdSharingMissing(CUdevice dev) {
-  int vmm = 0, fd = 0;
-  CU_CHECK(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
-  CU_CHECK(cuDeviceGetAttribute(&fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, dev));
-  if (vmm != 1) return "device 0 has no virtual memory management (CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED)";
-  if (fd != 1)
-    return "device 0 cannot export memory as a POSIX file descriptor "
-           "(CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED)";
-  return "";
-}
-
-//! [export]
-// The exporter's side: memory made for sharing as a POSIX file descriptor, mapped here, and the
-// descriptor. The handle is released at once: the mapping and the descriptor hold the memory.
-struct Shared {
-  Mapped mapped;
-  int fd = -1;
-};
-
-Shared createShared(CUdevice dev, size_t bytes) {
-  const size_t granule = granularity(dev, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
-  const size_t size = (bytes + granule - 1) / granule * granule;
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = dev;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-  CUmemGenericAllocationHandle handle = 0;
-  CU_CHECK(cuMemCreate(&handle, size, &prop, 0));
-  Shared s;
-  s.mapped = mapHere(handle, size, dev);
-  CU_CHECK(cuMemExportToShareableHandle(&s.fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
-  CU_CHECK(cuMemRelease(handle));
-  return s;
-}
-//! [export]
-
-//! [import]
-// The importer's side: the descriptor becomes a handle of this process, mapped at addresses of its
-// own and granted to the device. Descriptor and handle go at once: the mapping holds the memory here.
-Mapped importShared(int fd, size_t size, CUdevice dev) {
-  CUmemGenericAllocationHandle handle = 0;
-  CU_CHECK(cuMemImportFromShareableHandle(&handle, reinterpret_cast<void*>(static_cast<uintptr_t>(fd)),
-                                          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
-  close(fd);
-  const Mapped m = mapHere(handle, size, dev);
-  CU_CHECK(cuMemRelease(handle));
-  return m;
-}
-//! [import]
 
 //! [exporter]
 // In a child, "the exporter": creates and fills the memory, sends the descriptor, and once the parent
@@ -698,12 +456,12 @@ int childExporter(int parent) {
   Primary p;
   tell(parent, note("ready"));
   const Note order = await(parent, "export");
-  const Shared s = createShared(p.dev, order.a);
+  const wb::Shared s = wb::createShared(p.dev, static_cast<size_t>(order.v[0]));
   const uint32_t seed = 0xF11E5u;
   CU_CHECK(cuMemcpyHtoD(s.mapped.ptr, pattern(seed, s.mapped.size / 4).data(), s.mapped.size));
   tell(parent, note("exported", s.mapped.size, seed), s.fd);
   await(parent, "mapped");
-  unmap(s.mapped);
+  wb::unmap(s.mapped);
   close(s.fd);
   tell(parent, note("released"));
   return wb::kExitOk;
@@ -716,24 +474,23 @@ void fdSharing(Children& kids, CUdevice dev) {
   kids.exporter.send(note("export", 64u << 20));
   int fd = -1;
   const Note offer = hear(kids.exporter, "the exporter", "exported", &fd);
-  wb::expect(fd >= 0, "a descriptor arriving with the message", "the message carried none");
-  const Mapped m = importShared(fd, offer.a, dev);
+  const Mapped m = wb::importShared(fd, static_cast<size_t>(offer.v[0]), dev);
   const size_t words = m.size / sizeof(uint32_t);
-  const size_t whileAlive = wordsOfPattern(m.ptr, words, static_cast<uint32_t>(offer.b));
+  const size_t whileAlive = wordsOfPattern(m.ptr, words, static_cast<uint32_t>(offer.v[1]));
   kids.exporter.send(note("mapped"));
   hear(kids.exporter, "the exporter", "released");
   const wb::ProcessEnd& end = kids.exporter.end();
   const size_t held = freeMemory();
-  const size_t afterExit = wordsOfPattern(m.ptr, words, static_cast<uint32_t>(offer.b));
+  const size_t afterExit = wordsOfPattern(m.ptr, words, static_cast<uint32_t>(offer.v[1]));
   CU_CHECK(cuMemsetD32(m.ptr, kMark, 1));
   const unsigned first = firstWord(m.ptr);
-  unmap(m);  // the last reference to the memory, in any process
+  wb::unmap(m);  // the last reference to the memory, in any process
   const size_t released = freeMemory();
   //! [fd-protocol]
   //! [fd-report]
   std::printf(
       "the exporter: cuMemCreate of %s for POSIX file descriptors, filled, exported, the descriptor sent\n",
-      wb::bytes(offer.a).c_str());
+      wb::bytes(static_cast<size_t>(offer.v[0])).c_str());
   std::printf("this process: imported and mapped at %s: %zu of %zu words as the exporter wrote them\n",
               wb::hex(m.ptr).c_str(), whileAlive, words);
   std::printf("the exporter: unmapped, closed its descriptor (its handle was released at once); %s\n",
@@ -747,125 +504,10 @@ void fdSharing(Children& kids, CUdevice dev) {
   wb::expect(whileAlive == words && afterExit == words && first == kMark && end.code == 0,
              "the memory intact and usable after the exporter exited",
              std::to_string(afterExit) + " words right");
-  wb::expect(released >= held + offer.a / 2, "the memory given back by the last unmap",
+  wb::expect(released >= held + static_cast<size_t>(offer.v[0]) / 2, "the memory given back by the last unmap",
              "free memory " + moved(held, released));
 }
 //! [fd-report]
-
-// ---- Step 5: interprocess events ------------------------------------------------------------------
-
-//! [producer]
-// In a child, "the producer": its event is made for other processes (CU_EVENT_INTERPROCESS needs
-// CU_EVENT_DISABLE_TIMING with it); on the consumer's word, its buffer, shared by descriptor, is
-// made to hold the stale value.
-int childProducer(int parent) {
-  Primary p;
-  CUlibrary library = nullptr;
-  CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr,
-                                 0, nullptr, nullptr, 0));
-  const Kernels k = Kernels::load(library);
-  CUstream stream = nullptr;
-  CU_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  CUevent produced = nullptr;
-  CU_CHECK(cuEventCreate(&produced, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
-  tell(parent, note("ready"));
-  await(parent, "produce");
-  const Shared s = createShared(p.dev, 4u << 20);
-  const size_t words = s.mapped.size / sizeof(uint32_t);
-  CU_CHECK(cuMemsetD32(s.mapped.ptr, kStale, words));
-  CU_CHECK(cuCtxSynchronize());
-  //! [producer]
-  //! [producer-gate]
-  // Then the gate, the new value behind it, the event behind that; the event's handle and the
-  // buffer's descriptor sent. The gate opens when the consumer says so, and the event is destroyed
-  // only after the consumer has destroyed its own (the reverse is undefined).
-  wb::Gate::Outcome seen = wb::Gate::TimedOut;
-  {
-    wb::Gate gate(k.gate, stream, kGateSeconds);
-    CU_CHECK(cuMemsetD32Async(s.mapped.ptr, kFresh, words, stream));
-    CU_CHECK(cuEventRecord(produced, stream));
-    Note offer = note("produced", s.mapped.size);
-    CUipcEventHandle handle{};
-    CU_CHECK(cuIpcGetEventHandle(&handle, produced));
-    std::memcpy(offer.handle, &handle, sizeof handle);
-    tell(parent, offer, s.fd);
-    await(parent, "open");
-    seen = gate.outcome();  // Waiting: nothing had run behind it yet
-    gate.open();
-  }
-  CU_CHECK(cuStreamSynchronize(stream));
-  tell(parent, note("opened", seen));
-  await(parent, "done");
-  CU_CHECK(cuEventDestroy(produced));
-  unmap(s.mapped);
-  close(s.fd);
-  //! [producer-gate]
-  CU_CHECK(cuStreamDestroy(stream));
-  CU_CHECK(cuLibraryUnload(library));
-  return wb::kExitOk;
-}
-
-//! [consumer]
-// This process, the consumer: its stream waits for the producer's event, then copies the shared
-// buffer into pinned host memory. Both calls only enqueue; the copy must stay pending until the
-// producer's gate opens.
-void interprocessEvent(Children& kids, CUdevice dev) {
-  kids.producer.send(note("produce"));
-  int fd = -1;
-  const Note offer = hear(kids.producer, "the producer", "produced", &fd);
-  wb::expect(fd >= 0, "a descriptor arriving with the message", "the message carried none");
-  const Mapped shared = importShared(fd, offer.a, dev);
-  const size_t words = shared.size / sizeof(uint32_t);
-  CUipcEventHandle handle{};
-  std::memcpy(&handle, offer.handle, sizeof handle);
-  CUevent ready = nullptr, copied = nullptr;
-  CU_CHECK(cuIpcOpenEventHandle(&ready, handle));
-  CU_CHECK(cuEventCreate(&copied, CU_EVENT_DISABLE_TIMING));
-  CUstream stream = nullptr;
-  CU_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  uint32_t* host = nullptr;
-  CU_CHECK(cuMemAllocHost(reinterpret_cast<void**>(&host), shared.size));
-  std::fill(host, host + words, kUnread);
-  CU_CHECK(cuStreamWaitEvent(stream, ready, 0));
-  CU_CHECK(cuMemcpyDtoHAsync(host, shared.ptr, shared.size, stream));
-  CU_CHECK(cuEventRecord(copied, stream));
-  const CUresult early = cuEventQuery(copied);
-  const uint32_t earlyWord = host[0];
-  kids.producer.send(note("open"));
-  CU_CHECK(cuEventSynchronize(copied));
-  //! [consumer]
-  //! [consumer-report]
-  const Note opened = hear(kids.producer, "the producer", "opened");
-  const size_t fresh = static_cast<size_t>(std::count(host, host + words, kFresh));
-  const size_t stale = static_cast<size_t>(std::count(host, host + words, kStale));
-  CU_CHECK(cuEventDestroy(ready));  // the consumer's event first: the producer destroys its own after
-  CU_CHECK(cuEventDestroy(copied));
-  CU_CHECK(cuStreamDestroy(stream));
-  CU_CHECK(cuMemFreeHost(host));
-  unmap(shared);
-  kids.producer.send(note("done"));
-  const wb::ProcessEnd& end = kids.producer.end();
-  std::printf(
-      "the producer: its stream held by a gate, behind it cuMemsetD32Async of 0x%X over a buffer that "
-      "held 0x%X, then cuEventRecord of an interprocess event; handle and descriptor sent\n",
-      kFresh, kStale);
-  std::printf("this process: cuIpcOpenEventHandle, cuStreamWaitEvent, cuMemcpyDtoHAsync into pinned memory\n"
-              "  then cuEventQuery after the copy: %s; the host buffer's first word: 0x%X\n",
-              wb::errorName(early).c_str(), earlyWord);
-  std::printf(
-      "told the producer to open its gate; after cuEventSynchronize: %zu of %zu words are 0x%X, %zu the "
-      "stale 0x%X\n",
-      fresh, words, kFresh, stale, kStale);
-  std::printf("the producer's gate was %s when told to open; %s\n",
-              opened.a == wb::Gate::Waiting ? "still waiting" : "NOT waiting", howItEnded(end).c_str());
-  wb::expect(early == CUDA_ERROR_NOT_READY && earlyWord == kUnread && opened.a == wb::Gate::Waiting,
-             "the copy waiting for the producer's event",
-             wb::errorName(early) + ", first word " + wb::hex(earlyWord));
-  wb::expect(fresh == words && end.code == 0,
-             "the producer's data, never the stale data, once the gate opened",
-             std::to_string(fresh) + " words fresh, " + std::to_string(stale) + " stale");
-}
-//! [consumer-report]
 
 int childMain(const std::vector<std::string>& args) {
   const std::string what = args.empty() ? "" : args[0];
@@ -877,12 +519,11 @@ int childMain(const std::vector<std::string>& args) {
     if (channel >= 0 && what == "neighbour") return childNeighbour(channel);
     if (channel >= 0 && what == "importer") return childImporter(channel);
     if (channel >= 0 && what == "exporter") return childExporter(channel);
-    if (channel >= 0 && what == "producer") return childProducer(channel);
   } catch (const Quit&) {
     return wb::kExitOk;
   }
   std::fprintf(stderr, "usage: lesson17-processes --child fork-after-init|fork-before-init|worker, or "
-                       "neighbour|importer|exporter|producer with WORKBOOK_CHANNEL set\n");
+                       "neighbour|importer|exporter with WORKBOOK_CHANNEL set\n");
   return wb::kExitUsage;
 }
 
@@ -901,8 +542,8 @@ int main(int argc, char** argv) {
     // The images are checked before any child starts: a damaged one stops the lesson here, once.
     const std::string streams = wb::verifiedImagePath("streams.fatbin");
     wb::verifiedImagePath("processes.fatbin");  // the neighbour's
-    // Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER) steps 2 and 5,
-    // whose work must run beside another process's waiting kernel, are left out and say so.
+    // Under compute-sanitizer (the sanitize target sets WORKBOOK_UNDER_SANITIZER) step 2, whose work
+    // must run beside another process's waiting kernel, is left out and says so (deeper.cpp's step 5 too).
     const bool sanitized = wb::underSanitizer();
     const char* leftOut =
         "left out under compute-sanitizer: this process's work must run beside another's waiting kernel\n";
@@ -913,11 +554,11 @@ int main(int argc, char** argv) {
       CUdevice dev0 = 0;
       CU_CHECK(cuDeviceGet(&dev0, 0));
       // A device that takes one process only stops the lesson before it begins, naming the mode.
-      const Sharing sharing = sharingOf(dev0);
+      const wb::Sharing sharing = wb::sharingOf(dev0);
       wb::expect(sharing.severalProcesses(), "a device on which several processes may each have a context",
-                 std::string("device 0's compute mode is ") + computeMode(sharing.mode) +
+                 std::string("device 0's compute mode is ") + wb::computeModeName(sharing.mode) +
                      (sharing.mps ? ", under MPS" : ", and MPS is not enabled"));
-      const std::string noFd = fdSharingMissing(dev0);
+      const std::string noFd = wb::fdSharingMissing(dev0);
       Primary primary;
       CU_CHECK(cuLibraryLoadFromFile(&library, streams.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
       const Kernels k = Kernels::load(library);
@@ -939,16 +580,6 @@ int main(int argc, char** argv) {
         kids.exporter.send(note("quit"));
       } else {
         fdSharing(kids, primary.dev);
-      }
-      wb::step(5, "Ordering another process's work: interprocess events");
-      if (!noFd.empty()) {
-        std::printf("skipped: %s (the producer's buffer is shared that way)\n", noFd.c_str());
-        kids.producer.send(note("quit"));
-      } else if (sanitized) {
-        std::printf("%s", leftOut);
-        kids.producer.send(note("quit"));
-      } else {
-        interprocessEvent(kids, primary.dev);
       }
       CU_CHECK(cuLibraryUnload(library));
     }

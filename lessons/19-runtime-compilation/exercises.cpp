@@ -120,7 +120,7 @@ Instances instantiate(const std::string& source, const std::vector<std::string>&
 // hit. Two writers at once (processes or threads) are not provoked: that each writes under a name
 // of its own is not checked.
 //
-// Learn it in: lesson 19, step 8 ("A compile cache keyed by what invalidates it")
+// Learn it in: lesson 19, step 9 ("A compile cache keyed by what invalidates it")
 std::vector<char> cachedCompile(const std::string& dir, const CompileInputs& inputs, const Compiler& compile) {
   wb::notDone();
 }

@@ -7,6 +7,7 @@
 // a learner's function compiles is new to the run, so NVRTC's own cache (CUDA 12.9 and newer) never
 // answers in place of a compile. Each case's name begins with the requirements it verifies.
 #include "check.hpp"
+#include "nvrtc_checked.hpp"
 #include "scratch.hpp"
 #include "19-runtime-compilation/exercises.hpp"
 
@@ -174,38 +175,11 @@ size_t wrongValues(CUkernel kernel, F want) {
   return wrong;
 }
 
-// NVRTC for the check's own references: the cubin (or nothing) and each expression's lowered name.
-struct Reference {
-  nvrtcResult result = NVRTC_SUCCESS;
-  std::string log;
-  std::vector<char> cubin;
-  std::vector<std::string> lowered;
-};
-
-Reference nvrtc(const std::string& source, const std::vector<std::string>& options,
-                const std::vector<std::string>& nameExpressions = {}) {
-  nvrtcProgram prog = nullptr;
-  REQUIRE(nvrtcCreateProgram(&prog, source.c_str(), "reference.cu", 0, nullptr, nullptr) == NVRTC_SUCCESS);
-  Reference r;
-  for (const std::string& e : nameExpressions) nvrtcAddNameExpression(prog, e.c_str());
-  std::vector<const char*> argv;
-  for (const std::string& o : options) argv.push_back(o.c_str());
-  r.result = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
-  size_t size = 0;
-  if (nvrtcGetProgramLogSize(prog, &size) == NVRTC_SUCCESS && size > 1) {
-    r.log.resize(size);
-    nvrtcGetProgramLog(prog, &r.log[0]);
-  }
-  if (r.result == NVRTC_SUCCESS && nvrtcGetCUBINSize(prog, &size) == NVRTC_SUCCESS && size > 0) {
-    r.cubin.resize(size);
-    nvrtcGetCUBIN(prog, r.cubin.data());
-  }
-  for (const std::string& e : nameExpressions) {
-    const char* lowered = nullptr;
-    r.lowered.emplace_back(nvrtcGetLoweredName(prog, e.c_str(), &lowered) == NVRTC_SUCCESS ? lowered : "");
-  }
-  nvrtcDestroyProgram(&prog);
-  return r;
+// NVRTC for the check's own references: the lesson's compile (common/nvrtc_checked.hpp), NVRTC's own
+// cache allowed (every source compiled here is new to the run); the program named "reference.cu".
+wb::Compiled nvrtc(const std::string& source, const std::vector<std::string>& options,
+                   const std::vector<std::string>& nameExpressions = {}) {
+  return wb::nvrtcCompile(source, "reference.cu", options, nameExpressions, wb::NvrtcCache::Allowed);
 }
 
 // The source with a variable appended that no source of any earlier run declared: NVRTC's own
@@ -403,7 +377,7 @@ EXERCISE("template-instances", "Template kernels instantiated and found by name 
     Unload lib{got.library};
     const long programsLeft = livePrograms() - programsBefore;
     const std::string held = wbx::holdings().differenceFrom(before);
-    const Reference want =
+    const wb::Compiled want =
         nvrtc(newToThisRun(kTemplate), {"--gpu-architecture=sm_" + std::to_string(lab.arch())}, expressions);
     CAPTURE(want.log);
     REQUIRE(want.result == NVRTC_SUCCESS);
@@ -474,7 +448,7 @@ EXERCISE("disk-cache", "A disk cache of compiled kernels keyed by everything tha
     const ex19::Compiler compiler = [&](const ex19::CompileInputs& in) {
       ++calls;
       if (!cubins.count(in.source)) {
-        const Reference r = nvrtc(in.source, archOption);
+        const wb::Compiled r = nvrtc(in.source, archOption);
         REQUIRE(r.result == NVRTC_SUCCESS);
         cubins[in.source] = r.cubin;
       }
