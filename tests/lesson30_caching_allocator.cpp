@@ -2,8 +2,8 @@
 // a reservation takes no memory until runs are mapped behind it, runs mapped one after another keep
 // the base address and every byte written, and unmapping one run gives its memory back and leaves
 // its neighbours' addresses and data; cuMemCreate of more than the device has returns
-// CUDA_ERROR_OUT_OF_MEMORY and holds nothing; an event recorded on a stream a gate holds is not
-// complete until the gate opens, and a stream's own order needs no event. (That a mapping is unmapped
+// CUDA_ERROR_OUT_OF_MEMORY and holds nothing; an event recorded on a stream a gate holds, and the
+// stream itself, are not complete until the gate opens, and work queued there after it runs after. (That a mapping is unmapped
 // whole and never in part is lesson 14's claim: its unspecified suite.)
 #include "damaged_images.hpp"
 #include "gate.hpp"
@@ -156,7 +156,7 @@ TEST_SUITE("memory") {
 }
 
 TEST_SUITE("stream-order") {
-  TEST_CASE("an event recorded on a stream a gate holds is not complete until the gate opens, then it is; work queued on the same stream after it runs after the gated kernel") {
+  TEST_CASE("an event recorded on a stream a gate holds is not complete, nor is the stream (cuStreamQuery), until the gate opens; then both are, and work queued on that stream after it ran after the gated kernel") {
     Lab lab;
     CUlibrary library = nullptr;
     CU_CHECK(cuLibraryLoadFromFile(&library, wb::verifiedImagePath("streams.fatbin").c_str(), nullptr, nullptr, 0,
@@ -168,19 +168,23 @@ TEST_SUITE("stream-order") {
       CU_CHECK(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING));
       wbt::DeviceBuffer word(4);
       wbt::setWords(word.get(), 0, 1);
-      CUresult whileHeld = CUDA_SUCCESS, afterOpen = CUDA_ERROR_UNKNOWN;
+      CUresult whileHeld = CUDA_SUCCESS, streamWhileHeld = CUDA_SUCCESS, afterOpen = CUDA_ERROR_UNKNOWN;
       wb::Gate::Outcome outcome = wb::Gate::Waiting;
       {
         wb::Gate gate(k.gate, a.get(), 10.0);
         CU_CHECK(cuMemsetD32Async(word.get(), 7, 1, a.get()));  // queued behind the gate, as a reuse on A would be
         CU_CHECK(cuEventRecord(ev, a.get()));
         whileHeld = cuEventQuery(ev);
+        streamWhileHeld = cuStreamQuery(a.get());
         CHECK(readWords(word.get(), 1)[0] == 0);
         gate.open();
         CU_CHECK(cuEventSynchronize(ev));
         afterOpen = cuEventQuery(ev);
         outcome = gate.outcome();
       }
+      a.sync();
+      CHECK(cuStreamQuery(a.get()) == CUDA_SUCCESS);
+      CHECK(streamWhileHeld == CUDA_ERROR_NOT_READY);
       CHECK(whileHeld == CUDA_ERROR_NOT_READY);
       CHECK(afterOpen == CUDA_SUCCESS);
       CHECK(outcome == wb::Gate::Released);

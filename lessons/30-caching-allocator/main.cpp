@@ -104,7 +104,7 @@ class CachingAllocator {
   std::map<CUstream, FreeList> free_;    // the cached blocks of each stream
 };
 
-//! [map-on-demand]
+//! [map-stretch]
 // Maps the granules [first, first + count) that nothing maps: one cuMemCreate for the stretch, and
 // the mapping is its only owner (cuMemRelease right after cuMemMap), so cuMemUnmap frees it.
 void CachingAllocator::mapStretch(size_t first, size_t count) {
@@ -127,7 +127,9 @@ void CachingAllocator::mapStretch(size_t first, size_t count) {
   mappedBytes_ += count * granule_;
   peakMapped_ = std::max(peakMapped_, mappedBytes_);
 }
+//! [map-stretch]
 
+//! [map-range]
 // Every granule [offset, offset + size) touches gets memory; only the missing ones are created.
 void CachingAllocator::mapRange(size_t offset, size_t size) {
   const size_t end = (offset + size + granule_ - 1) / granule_;
@@ -142,7 +144,7 @@ void CachingAllocator::mapRange(size_t offset, size_t size) {
     g = stop;
   }
 }
-//! [map-on-demand]
+//! [map-range]
 
 void CachingAllocator::addFree(size_t offset, Block b) {
   b.free = true;
@@ -227,8 +229,8 @@ CUdeviceptr CachingAllocator::allocate(size_t bytes, CUstream stream) {
       offset = top_;
       auto last = blocks_.empty() ? blocks_.end() : std::prev(blocks_.end());
       if (last != blocks_.end() && last->second.free && last->second.stream == stream) offset = last->first;
-      if (offset + size > capacity_)
-        throw OutOfMemory("past the reservation of " + std::to_string(capacity_ / kMiB) + " MiB: reserve more addresses");
+      if (offset + size > capacity_)  // every address is taken: reserve more
+        throw OutOfMemory("past the reservation of " + std::to_string(capacity_ / kMiB) + " MiB");
       try {
         mapRange(offset, size);
       } catch (const OutOfMemory&) {

@@ -21,6 +21,7 @@ void StreamCache::put(CUdeviceptr ptr, size_t size, CUstream stream) {
 // order puts the new work after the old), another's only when its event says that work is done.
 // cuEventQuery never waits.
 Cached StreamCache::take(size_t size, CUstream stream) {
+  (void)stream;
   size_t best = entries_.size();
   for (size_t i = 0; i < entries_.size(); ++i) {
     const Entry& e = entries_[i];
