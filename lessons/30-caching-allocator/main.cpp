@@ -458,24 +458,27 @@ void streamOrder(CUdevice dev, const wb::StreamKernels& k) {
   CachingAllocator a(dev, size_t{1} << 30);
   const std::vector<CUstream> s = newStreams(2);  // A and B
   auto at = [&](CUdeviceptr p) { return static_cast<unsigned long long>((p - a.base()) / kMiB); };
-  CUdeviceptr p = 0, again = 0, onB = 0, adopted = 0;
+  // p takes 3 MiB of the two granules mapped here, before the gate closes (a mapping call may wait
+  // for the device): B's block below then fits in the granule already mapped.
+  const CUdeviceptr p = a.allocate(3 * kMiB, s[0]);
+  const size_t mapped = a.mappedBytes();
+  CUdeviceptr again = 0, onB = 0, adopted = 0;
   {
     //! [gate-reuse]
-    wb::Gate gate(k.gate, s[0], 10.0);  // stream A busy until opened: a kernel still using the block
-    p = a.allocate(4 * kMiB, s[0]);
+    wb::Gate gate(k.gate, s[0], 10.0);  // stream A busy until opened: a kernel still using p
     a.free(p);                          // freed while A's work is still queued
-    again = a.allocate(4 * kMiB, s[0]); // A: stream order makes reuse safe at once
+    again = a.allocate(3 * kMiB, s[0]); // A: stream order makes reuse safe at once
     a.free(again);
-    onB = a.allocate(4 * kMiB, s[1]);   // B: A's work may still use it, so not this block
+    onB = a.allocate(1 * kMiB, s[1]);   // B: A is busy, so not A's block; carved at the top
     const bool held = gate.outcome() == wb::Gate::Waiting;
     gate.open();
     CU_CHECK(cuStreamSynchronize(s[0]));
-    adopted = a.allocate(4 * kMiB, s[1]);  // A has run everything: its cached blocks are B's now
+    adopted = a.allocate(3 * kMiB, s[1]);  // A has run everything: its cached blocks are B's now
     //! [gate-reuse]
-    std::printf("A allocates and frees at base + %llu MiB while a gate holds A; A again: + %llu MiB; B: + %llu MiB "
-                "(gate still closed: %s); gate opened, B again: + %llu MiB\n", at(p), at(again), at(onB),
-                held ? "yes" : "no", at(adopted));
-    wb::expect(held && again == p && onB != p && adopted == p,
+    std::printf("A frees base + %llu MiB while a gate holds A; A again: + %llu MiB; B: + %llu MiB "
+                "(gate still closed: %s); gate opened, B again: + %llu MiB; mapped %zu MiB throughout\n", at(p),
+                at(again), at(onB), held ? "yes" : "no", at(adopted), mapped / kMiB);
+    wb::expect(held && again == p && onB != p && adopted == p && a.mappedBytes() == mapped,
                "same-stream reuse at once, cross-stream reuse only once the stream had run its work", "other addresses");
   }
   a.free(onB);
