@@ -65,7 +65,7 @@ def make_trace():
             target = prompt + rng.pick(64, 1536)
             capacity = (prompt + 255) // 256 * 256
             active.append([alloc(capacity * kv_per_token, s), prompt, capacity, target])
-        batch_tokens = prompt + len(active)
+        batch_tokens = max(1, prompt + len(active))  # an idle step pads to 1
         acts = []
         for i in range(6):
             acts.append(alloc(batch_tokens * rng.pick(4, 28) * 2048, s))

@@ -10,7 +10,7 @@
 //      a. a request arrives when fewer than 8 are active and next() % 3 == 0: its prompt is
 //         pick(64, 1024) tokens, its target length prompt + pick(64, 1536); its KV cache is
 //         allocated for the prompt rounded up to 256 tokens, 128 KiB a token;
-//      b. activations: batch tokens = the arriving prompt (or 0) + the active requests; six
+//      b. activations: batch tokens = the arriving prompt (or 0) + the active requests, at least 1; six
 //         tensors of batch tokens * pick(4, 28) * 2 KiB each; after the i-th (i >= 2) the
 //         (i-2)-th is freed, and the last two at the end of the step;
 //      c. each active request (in arrival order) grows by a token: past its cache's capacity the
@@ -21,6 +21,7 @@
 // A free names the stream its allocation was made on (a block goes back to its own stream).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -88,7 +89,7 @@ inline Trace makeTrace() {
       const uint64_t target = prompt + rng.pick(64, 1536), capacity = (prompt + 255) / 256 * 256;
       active.push_back({alloc(capacity * kvPerToken, s), prompt, capacity, target});
     }
-    const uint64_t batchTokens = prompt + active.size();
+    const uint64_t batchTokens = std::max<uint64_t>(1, prompt + active.size());  // an idle step pads to 1
     std::vector<uint32_t> acts;
     for (int i = 0; i < 6; ++i) {
       acts.push_back(alloc(batchTokens * rng.pick(4, 28) * 2048, s));

@@ -316,15 +316,16 @@ EXERCISE("grow-in-place", "Carve blocks from a segment that grows in place",
     arena.free(q, a.get());
     CU_CHECK(cuCtxSynchronize());
     const size_t from = q - seg.base, to = from + 16 * kMiB;
-    for (auto it = seg.runs.begin(); it != seg.runs.end();) {  // as a trim would: the runs only q touches
+    for (auto it = seg.runs.begin(); it != seg.runs.end();) {  // as a trim would: the runs no live block touches
       const size_t runFrom = it->first * seg.granule, runTo = runFrom + it->second * seg.granule;
-      if (runFrom >= from && runTo <= to) {
+      if (runFrom >= from) {  // the 1 MiB block before q lies in the first granule
         CU_CHECK(cuMemUnmap(seg.base + runFrom, runTo - runFrom));
         it = seg.runs.erase(it);
       } else {
         ++it;
       }
     }
+    REQUIRE(seg.runs.size() == 1);  // only the first granule, under the 1 MiB block, is left mapped
     const CUdeviceptr again = arena.allocate(16 * kMiB, a.get());
     REQUIRE(again == q);
     REQUIRE_MESSAGE(usable(seg, from / seg.granule, (to + seg.granule - 1) / seg.granule),
