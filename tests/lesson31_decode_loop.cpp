@@ -162,6 +162,8 @@ TEST_SUITE("set-params") {
     s.sync();
     CHECK(lab.rowValue(1) != -1.0f);  // "already enqueued launches are not affected"
     CHECK(lab.rowValue(5) == -1.0f);
+    CU_CHECK(cuMemsetD32(lab.a.get(), 0, kN));  // the ops start again from the state the first launch had
+    CU_CHECK(cuMemsetD32(lab.b.get(), 0, kN));
     CU_CHECK(cuGraphLaunch(exec.e, s.get()));
     s.sync();
     CHECK(lab.rowValue(5) == lab.rowValue(1));  // the next launch stores into row 5

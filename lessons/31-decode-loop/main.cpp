@@ -53,7 +53,9 @@ struct Chain {
   unsigned kernelsAt(unsigned pos) const { return ops + 1 + (pos % kRowsPerBlock == 0 ? 1 : 0); }
   CUdeviceptr row(unsigned pos) const { return cache + CUdeviceptr(pos) * kN * sizeof(float); }
 };
+//! [chain]
 
+//! [calls]
 // One kernel of a step: its function and its arguments' values, kept so that a node can point at them.
 struct Call {
   CUfunction f;
@@ -77,7 +79,7 @@ std::vector<Call> callsOf(const Chain& c, unsigned pos) {
   }
   return calls;
 }
-//! [chain]
+//! [calls]
 
 void launchStep(const Chain& c, unsigned pos, CUstream s) {
   for (Call& k : callsOf(c, pos))
@@ -189,6 +191,8 @@ struct StepGraph {
     if (graph) cuGraphDestroy(graph);
   }
 };
+//! [prepare]
+//! [prepare-2]
 Took prepareStep(StepGraph& g, const Chain& c, unsigned pos, CUstream s, bool setNodes) {
   if (g.exec && setNodes && g.nodes.size() == c.kernelsAt(pos)) {
     setStep(g.exec, g.nodes, c, pos);  // no capture, no instantiation
@@ -208,6 +212,8 @@ Took prepareStep(StepGraph& g, const Chain& c, unsigned pos, CUstream s, bool se
     }
     g.lastRefusal = info.result;  // refused: the documented fallback is a new instantiation
   }
+//! [prepare-2]
+//! [prepare-3]
   CUgraphExec exec = nullptr;
   const CUresult made = cuGraphInstantiate(&exec, fresh, 0);
   if (made != CUDA_SUCCESS) cuGraphDestroy(fresh);  // g keeps what it held, still valid
@@ -218,7 +224,7 @@ Took prepareStep(StepGraph& g, const Chain& c, unsigned pos, CUstream s, bool se
   g.graph = fresh, g.exec = exec, g.nodes = chainNodes(fresh);
   return had ? Took::Reinstantiated : Took::Instantiated;
 }
-//! [prepare]
+//! [prepare-3]
 
 const char* refusalName(CUgraphExecUpdateResult r) {
   switch (r) {
@@ -315,7 +321,8 @@ double way1(Lab& L, unsigned steps, int rounds) {
 
 //! [way2]
 double way2(Lab& L, unsigned steps, int rounds) {
-  return timeWay(L.m, L.s, L.chain.ops, steps, rounds, "captured and instantiated every step", [&](unsigned pos) {
+  const char* name = "captured and instantiated every step";
+  return timeWay(L.m, L.s, L.chain.ops, steps, rounds, name, [&](unsigned pos) {
     CUgraph graph = captureStep(L.chain, pos, L.s);
     CUgraphExec exec = nullptr;
     CU_CHECK(cuGraphInstantiate(&exec, graph, 0));
@@ -370,6 +377,8 @@ double kernelsOwnTime(Lab& L, unsigned replays) {
   CU_CHECK(cuGraphInstantiate(&exec, graph, 0));
   CU_CHECK(cuGraphDestroy(graph));
   CU_CHECK(cuGraphLaunch(exec, L.s));  // uploaded and run once before it is timed
+//! [limit]
+//! [limit-2]
   CUevent start = nullptr, end = nullptr;
   CU_CHECK(cuEventCreate(&start, CU_EVENT_DEFAULT));
   CU_CHECK(cuEventCreate(&end, CU_EVENT_DEFAULT));
@@ -389,14 +398,15 @@ double kernelsOwnTime(Lab& L, unsigned replays) {
     CU_CHECK(cuEventElapsedTime(&ms, start, end));
     per.push_back(ms * 1000.0 / replays);
   }
+//! [limit-2]
   CU_CHECK(cuEventDestroy(end));
   CU_CHECK(cuEventDestroy(start));
   CU_CHECK(cuGraphExecDestroy(exec));
-  if (!released) throw std::runtime_error("the gate kernel gave up before the replays were queued: no limit measured");
+  if (!released)
+    throw std::runtime_error("the gate kernel gave up before the replays were queued: no limit measured");
   std::sort(per.begin(), per.end());
   return per[per.size() / 2];
 }
-//! [limit]
 
 // PyTorch's side, where lessons/31-decode-loop/pytorch_side.py wrote it: rows of
 // "kernels per step,way,microseconds per step".
@@ -475,7 +485,8 @@ int main(int argc, char** argv) {
       //! [what-changes]
       for (unsigned pos : {0u, 1u, 2u, 16u}) {
         const std::vector<Call> calls = callsOf(L.chain, pos);
-        std::printf("step %3u: %zu kernels; op arguments (dst, src, n, pos=%u); store writes row %u at +%llu bytes%s\n",
+        std::printf("step %3u: %zu kernels; op arguments (dst, src, n, pos=%u); "
+                    "store writes row %u at +%llu bytes%s\n",
                     pos, calls.size(), calls[calls.size() - 2].u1, pos,
                     static_cast<unsigned long long>(calls.back().p0 - L.m.cache),
                     pos % kRowsPerBlock == 0 ? "; opens a cache block first" : "");
@@ -506,10 +517,12 @@ int main(int argc, char** argv) {
         row["captured, then cuGraphExecUpdate"] = way34(L, steps, rounds, false, show ? &took3 : nullptr, &refusal);
         if (show) {
           //! [way3-out]
-          std::printf("each step captured afresh and applied to one executable graph (%u steps x %d rounds):\n",
+          std::printf("each step captured afresh and applied to one executable graph "
+                      "(%u steps x %d rounds):\n",
                       steps, rounds);
           for (const auto& [t, n] : took3) std::printf("  %-26s %4u steps\n", tookName(t), n);
-          std::printf("the refusal's reason (CUgraphExecUpdateResultInfo.result): %s\n", refusalName(refusal));
+          std::printf("the refusal's reason (CUgraphExecUpdateResultInfo.result): %s\n",
+                      refusalName(refusal));
           std::printf("  %.1f us a step\n", row["captured, then cuGraphExecUpdate"]);
           //! [way3-out]
           wb::expect(took3[Took::Reinstantiated] > 0 && refusal == CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED,
@@ -575,9 +588,11 @@ int main(int argc, char** argv) {
           if (w.find("(the limit)") == std::string::npos && (best.empty() || v < at32.at(best))) best = w;
         const double limit = at32.at("the kernels' own time on the GPU (the limit)");
         const double replay = pytorchAt(torch, 32, "PyTorch torch.cuda.graph replay");
-        std::printf("at 32 kernels the best way is \"%s\": %.1f us a step; the kernels' own time %.1f us (%.2fx)\n",
+        std::printf("at 32 kernels the best way is \"%s\": %.1f us a step; "
+                    "the kernels' own time %.1f us (%.2fx)\n",
                     best.c_str(), at32.at(best), limit, at32.at(best) / limit);
-        std::printf("target, within 1.2x of the kernels' own time: %s\n", at32.at(best) <= 1.2 * limit ? "met" : "not met");
+        std::printf("target, within 1.2x of the kernels' own time: %s\n",
+                    at32.at(best) <= 1.2 * limit ? "met" : "not met");
         if (replay > 0)
           std::printf("target, at most PyTorch's graph replay of the same chain (%.1f us): %s\n", replay,
                       at32.at(best) <= replay ? "met" : "not met");
