@@ -45,8 +45,8 @@ void freeRegion(Region& region) {
 // component saves what must survive to pinned host memory, discards the rest, and releases the
 // device memory, keeping the reserved addresses for the wake. Write sleepRegion.
 //
-//   R1: When saveTo is not null, the region's size bytes are copied into saveTo, and the copy is
-//       complete when sleepRegion returns.
+//   R1: When saveTo is not null, the region's size bytes are copied into saveTo with cuMemcpyDtoH
+//       (which returns when the copy is complete), before anything is released.
 //   R2: The memory is given back: the whole range unmapped and the handle released; region.handle
 //       is 0 afterwards.
 //   R3: The addresses are kept: region.base and region.size unchanged and the reservation not freed,
@@ -59,8 +59,7 @@ void freeRegion(Region& region) {
 // memory and verifies the pattern there, region.handle 0, base and size unchanged, and by the ledger
 // no handle and no mapping held but the reservation kept; then it maps memory at region.base itself.
 // It sleeps a region with saveTo nullptr (discard) and sleeps a sleeping region again. Last, it makes
-// cuMemcpyDtoH fail (and cuMemcpyDtoHAsync, for a solution that copies in a stream) and verifies
-// wb::DriverError, the handle, the mapping and the pattern still there.
+// cuMemcpyDtoH fail and verifies wb::DriverError, the handle, the mapping and the pattern still there.
 //
 // Learn it in: lesson 32, step 3 ("Sleep: save the weights, discard the cache, keep the addresses")
 void sleepRegion(Region& region, void* saveTo) {
@@ -76,18 +75,19 @@ void sleepRegion(Region& region, void* saveTo) {
 //
 //   R1: It creates memory of region.size on region.device, maps it at region.base (the same address,
 //       no new reservation) and grants read-write access; region.handle is the new handle.
-//   R2: When restoreFrom is not null, region.size bytes from it are in the region when wakeRegion
-//       returns.
+//   R2: When restoreFrom is not null (pinned host memory), region.size bytes from it are copied into
+//       the region with cuMemcpyHtoD (from pinned memory it returns when the copy is done).
 //   R3: A region already awake is left as it is (no call, no error).
 //   R4: When a call fails, it gives back what it made (the region stays asleep: handle 0, nothing
 //       mapped) and throws wb::DriverError.
 //
-// The check: exercise32.wake-region sleeps a region holding a pattern (with the solution of
-// sleep-region), wakes it from the saved copy and verifies the same base, a new handle, read-write
-// access, the pattern, and by the ledger one reservation, one handle and one mapping. It wakes an
-// awake region again. Last, it makes cuMemMap, then cuMemSetAccess, then the restoring copy
-// (cuMemcpyHtoD and cuMemcpyHtoDAsync) fail, and verifies wb::DriverError, handle 0 and nothing
-// held but the reservation; the region then wakes normally.
+// The check: exercise32.wake-region sleeps a region holding a pattern (unmapping and releasing it
+// itself), wakes it from pinned memory holding another pattern (so memory that came back with the old
+// bytes cannot pass for a restore) and verifies the same base, a new handle, read-write access, the
+// second pattern, and by the ledger one reservation, one handle and one mapping. It wakes an
+// awake region again. Last, it makes cuMemMap, then cuMemSetAccess, then the restoring cuMemcpyHtoD
+// fail, and verifies wb::DriverError, handle 0 and nothing held but the reservation; the region then
+// wakes normally.
 //
 // Learn it in: lesson 32, step 4 ("Wake: the same addresses, the same executable graphs")
 void wakeRegion(Region& region, const void* restoreFrom) {
