@@ -104,7 +104,7 @@ StreamCache::~StreamCache() {}
 // on all of it and that it takes a memset. Last it asks for more than the segment has left.
 //
 // Learn it in: lesson 30, step 4 ("Growing in place: the serving loop replayed")
-Arena::Arena(Segment& seg) : seg_(seg) {
+Arena::Arena(Segment& seg) {
   wb::notDone();
 }
 

@@ -92,10 +92,12 @@ class Arena {
 
  private:
   // State you will need (change it as you like).
-  Segment& seg_;
-  StreamCache cache_;
-  size_t top_ = 0;
-  std::map<CUdeviceptr, size_t> live_;  // address -> the block's size
+  struct State {
+    Segment* seg = nullptr;
+    StreamCache cache;
+    size_t top = 0;
+    std::map<CUdeviceptr, size_t> live;  // address -> the block's size
+  } s_;
 };
 
 // Exercise 4: unmaps every run that no live block [ptr, ptr + size) touches; returns the bytes given back.

@@ -241,10 +241,10 @@ EXERCISE("stream-cache", "Reuse a freed block in stream order",
 }
 
 EXERCISE("grow-in-place", "Carve blocks from a segment that grows in place",
-         "allocate: size = (bytes + 511) / 512 * 512; a cache_.take(size, stream) hit: mapRange(seg_, ptr - seg_.base, "
-         "its size), remember it in live_, return it. Otherwise throw std::length_error if size > seg_.capacity - top_; "
-         "mapRange(seg_, top_, size); the block is seg_.base + top_; then top_ += size. free: cache_.put with the "
-         "size live_ holds, and erase it from live_.") {
+         "The constructor keeps &seg in s_.seg. allocate: size = (bytes + 511) / 512 * 512; a s_.cache.take(size, "
+         "stream) hit: mapRange(*s_.seg, ptr - s_.seg->base, its size), remember it in s_.live, return it. Otherwise "
+         "throw std::length_error if size > s_.seg->capacity - s_.top; mapRange(*s_.seg, s_.top, size); the block is "
+         "s_.seg->base + s_.top; then s_.top += size. free: s_.cache.put with the size s_.live holds, and erase it.") {
   TEST_CASE("R1 R2 R3: blocks carved one after another at the top in 512-byte steps, the segment mapping exactly the granules up to top(), every block keeping its address and data") {
     Lab lab;
     Stream a;

@@ -8,43 +8,43 @@
 
 namespace ex30 {
 
-Arena::Arena(Segment& seg) : seg_(seg) {}
+Arena::Arena(Segment& seg) { s_.seg = &seg; }
 
 // A cached block first (mapped again where a trim gave its granules back); otherwise carved at the
 // top, right after the last block: the segment grows in place, mapping only the granules it lacks,
 // and top moves only once the memory is there.
 CUdeviceptr Arena::allocate(size_t bytes, CUstream stream) {
   const size_t size = bytes;
-  const Cached cached = cache_.take(size, stream);
+  const Cached cached = s_.cache.take(size, stream);
   if (cached.ptr) {
     try {
-      mapRange(seg_, cached.ptr - seg_.base, cached.size);
+      mapRange(*s_.seg, cached.ptr - s_.seg->base, cached.size);
     } catch (...) {
-      cache_.put(cached.ptr, cached.size, stream);
+      s_.cache.put(cached.ptr, cached.size, stream);
       throw;
     }
-    live_[cached.ptr] = cached.size;
+    s_.live[cached.ptr] = cached.size;
     return cached.ptr;
   }
-  if (size > seg_.capacity - top_)
+  if (size > s_.seg->capacity - s_.top)
     throw std::length_error("Arena::allocate(" + std::to_string(bytes) + "): past the segment's " +
-                            std::to_string(seg_.capacity) + " bytes");
-  mapRange(seg_, top_, size);
-  const CUdeviceptr p = seg_.base + top_;
-  top_ += size;
-  live_[p] = size;
+                            std::to_string(s_.seg->capacity) + " bytes");
+  mapRange(*s_.seg, s_.top, size);
+  const CUdeviceptr p = s_.seg->base + s_.top;
+  s_.top += size;
+  s_.live[p] = size;
   return p;
 }
 
 void Arena::free(CUdeviceptr p, CUstream stream) {
-  auto it = live_.find(p);
-  if (it == live_.end()) throw std::invalid_argument("Arena::free: not a live block of this arena");
-  cache_.put(p, it->second, stream);
-  live_.erase(it);
+  auto it = s_.live.find(p);
+  if (it == s_.live.end()) throw std::invalid_argument("Arena::free: not a live block of this arena");
+  s_.cache.put(p, it->second, stream);
+  s_.live.erase(it);
 }
 
-size_t Arena::top() const { return top_; }
+size_t Arena::top() const { return s_.top; }
 
-std::vector<std::pair<CUdeviceptr, size_t>> Arena::live() const { return {live_.begin(), live_.end()}; }
+std::vector<std::pair<CUdeviceptr, size_t>> Arena::live() const { return {s_.live.begin(), s_.live.end()}; }
 
 }  // namespace ex30
