@@ -86,8 +86,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> order;  // lines in the order the CSV first names them
   std::vector<std::pair<std::string, double>> limits;  // "limit: <label>" rows: label, y
   while (std::getline(in, line)) {
-    const auto cells = split(line);
-    if (cells.size() != 3) continue;
+    if (line.empty()) continue;
+    auto cells = split(line);
+    if (cells.size() < 3) {
+      std::fprintf(stderr, "figure-plot: %s: a row of fewer than three cells: %s\n", argv[1], line.c_str());
+      return 1;
+    }
+    // The first cell is x and the last y: a series' name may itself hold commas.
+    for (size_t extra = cells.size() - 3; extra > 0; --extra) {
+      cells[1] += "," + cells[2];
+      cells.erase(cells.begin() + 2);
+    }
     char* end = nullptr;
     const double x = std::strtod(cells[0].c_str(), &end), y = std::strtod(cells[2].c_str(), nullptr);
     if (cells[0] == "0" && cells[1].rfind("limit: ", 0) == 0 && y > 0) {
@@ -145,7 +154,7 @@ int main(int argc, char** argv) {
   const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"};
   const char* dashes[] = {"", " stroke-dasharray=\"7 4\"", " stroke-dasharray=\"2 3\""};
   for (size_t i = 0; i < order.size(); ++i)
-    legend.push_back({std::string("stroke=\"") + colors[i % 6] + "\" stroke-width=\"2.5\"" + dashes[i % 3], wrapped(order[i])});
+    legend.push_back({std::string("stroke=\"") + colors[i % 6] + "\" stroke-width=\"2.5\"" + dashes[(i + i / 6) % 3], wrapped(order[i])});
   for (const auto& [name, y] : limits) {
     char value[32];
     std::snprintf(value, sizeof value, "%g", y);
@@ -195,12 +204,12 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < order.size(); ++i) {
     const auto& points = series.at(order[i]);
     const char* color = colors[i % 6];
-    const char* dash = dashes[i % 3];
+    const char* dash = dashes[(i + i / 6) % 3];  // past six lines the colours repeat, the dash and marker shift
     out << "<polyline fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2.5\"" << dash << " points=\"";
     for (const auto& p : points) out << px(p.x) << "," << py(p.y) << " ";
     out << "\"/>\n";
     for (const auto& p : points) {
-      if (i % 2)
+      if ((i + i / 6) % 2)
         out << "<rect x=\"" << px(p.x) - 3.5 << "\" y=\"" << py(p.y) - 3.5 << "\" width=\"7\" height=\"7\" fill=\"none\" "
             << "stroke=\"" << color << "\" stroke-width=\"1.5\"/>\n";
       else
