@@ -153,8 +153,11 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string, std::vector<std::string>>> legend;  // (stroke attributes, rows)
   const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"};
   const char* dashes[] = {"", " stroke-dasharray=\"7 4\"", " stroke-dasharray=\"2 3\""};
+  // Line i's style: past six lines the colours repeat, and the dash and marker shift.
+  const auto dashOf = [&](size_t i) { return dashes[(i + i / 6) % 3]; };
+  const auto squareMarks = [](size_t i) { return (i + i / 6) % 2 == 1; };
   for (size_t i = 0; i < order.size(); ++i)
-    legend.push_back({std::string("stroke=\"") + colors[i % 6] + "\" stroke-width=\"2.5\"" + dashes[(i + i / 6) % 3], wrapped(order[i])});
+    legend.push_back({std::string("stroke=\"") + colors[i % 6] + "\" stroke-width=\"2.5\"" + dashOf(i), wrapped(order[i])});
   for (const auto& [name, y] : limits) {
     char value[32];
     std::snprintf(value, sizeof value, "%g", y);
@@ -204,12 +207,12 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < order.size(); ++i) {
     const auto& points = series.at(order[i]);
     const char* color = colors[i % 6];
-    const char* dash = dashes[(i + i / 6) % 3];  // past six lines the colours repeat, the dash and marker shift
+    const char* dash = dashOf(i);
     out << "<polyline fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2.5\"" << dash << " points=\"";
     for (const auto& p : points) out << px(p.x) << "," << py(p.y) << " ";
     out << "\"/>\n";
     for (const auto& p : points) {
-      if ((i + i / 6) % 2)
+      if (squareMarks(i))
         out << "<rect x=\"" << px(p.x) - 3.5 << "\" y=\"" << py(p.y) - 3.5 << "\" width=\"7\" height=\"7\" fill=\"none\" "
             << "stroke=\"" << color << "\" stroke-width=\"1.5\"/>\n";
       else

@@ -950,8 +950,9 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   Recorded rec = readRecorded(repo / "docs" / "output" / (l.page() + ".txt"));
   // The optional page's program (deeper.cpp) continues the steps: its recording joins the lesson's,
   // so that either page shows any step with @OUTPUT n@; a number both print is a problem.
+  const bool deeperProgram = fs::exists(repo / "lessons" / l.folder / "deeper.cpp");
   const fs::path deeperRun = repo / "docs" / "output" / (l.page() + "-deeper.txt");
-  if (fs::exists(repo / "lessons" / l.folder / "deeper.cpp") != fs::exists(deeperRun))
+  if (deeperProgram != fs::exists(deeperRun))
     problems.push_back(deeperRun.string() + (fs::exists(deeperRun) ? " exists, but lessons/" + l.folder + "/deeper.cpp does not"
                                                                    : " is missing: record lessons/" + l.folder + "/deeper.cpp's run"));
   if (rec.exists && fs::exists(deeperRun)) {
@@ -1223,7 +1224,7 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   std::string source = "# Lesson " + l.nn + " source {#" + l.page() + "_source}\n\n";
   source += "The whole program, `lessons/" + l.folder + "/main.cpp`, as the build compiles it (the `//! [name]` lines "
             "mark what @ref " + l.page() + " quotes):\n\n\\include lessons/" + l.folder + "/main.cpp\n\n";
-  if (fs::exists(repo / "lessons" / l.folder / "deeper.cpp"))
+  if (deeperProgram)
     source += "The program of the optional page (@ref " + deeperPage + "), `lessons/" + l.folder +
               "/deeper.cpp`:\n\n\\include lessons/" + l.folder + "/deeper.cpp\n\n";
   source += "Its assertions, `" + l.testFile() + "` (ctest runs its suites in a few processes: `lesson" + l.nn +
@@ -1449,11 +1450,12 @@ void errorsPage(const fs::path& repo, const fs::path& out, const std::vector<Les
         provoked.insert(name);
       }
     }
-    for (const auto& program : programsOf(repo, l))
+    for (const auto& program : programsOf(repo, l)) {
+      const auto snippets = readSnippets(repo / program);  // read once, searched for every code
       for (const auto& name : comparedIn(read(repo / program))) {
         provoked.insert(name);
         bool quotedHere = false;
-        for (const auto& [snippet, s] : readSnippets(repo / program)) {
+        for (const auto& [snippet, s] : snippets) {
           const std::string anchor = l.page() + "_snippet_" + slugOf(snippet);
           if (!comparedIn(s.body).count(name) || !snippetPlaces.count(anchor)) continue;
           inPrograms[name].push_back({hrefTo(anchor, l.page()), snippetPlaces.at(anchor)});
@@ -1461,6 +1463,7 @@ void errorsPage(const fs::path& repo, const fs::path& out, const std::vector<Les
         }
         if (!quotedHere) inPrograms[name].push_back({l.page() + "_source.html", "Lesson " + l.nn + "'s program"});
       }
+    }
   }
   for (const auto& name : provoked) {
     if (!table.count(name)) lintFindings.push_back("FAIL " + name + " is provoked by the course but is not in cuda.h's CUresult");
