@@ -222,9 +222,10 @@ TEST_SUITE("reclaim") {
   }
 }
 
-// cuMemGetInfo is device-wide: the exact equality below holds only while nothing else allocates on
-// the GPU. ctest runs this suite alone (SERIAL_SUITES in lessons/CMakeLists.txt); another process
-// using the GPU at the same time can still break it.
+// cuMemGetInfo is device-wide: ctest runs this suite alone (SERIAL_SUITES in lessons/CMakeLists.txt),
+// but a process that ended just before may still be giving its memory back, so "all of it back" is
+// after >= before, not equality (once, free memory rose 4 MiB across exercise 03's same measurement).
+// Another process allocating at the same time can still break it.
 TEST_SUITE("cost") {
   TEST_CASE("an empty context takes device memory and cuCtxDestroy gives all of it back (with the GPU to itself)") {
     wbt::initDriver();
@@ -235,7 +236,7 @@ TEST_SUITE("cost") {
     c.destroy();
     const size_t after = wbt::freeMemory();
     CHECK(during < before);
-    CHECK(after == before);
+    CHECK(after >= before);
   }
 
   TEST_CASE("cuCtxDestroy of the current context pops it; of another, leaves the stack alone") {

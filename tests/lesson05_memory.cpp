@@ -68,7 +68,7 @@ TEST_SUITE("allocation") {
       CHECK(base == b.get());
       CHECK(size == bytes);
     }
-    CHECK(wbt::freeMemory() == before);  // freeing gives it all back
+    CHECK(wbt::freeMemory() >= before);  // freeing gives it all back (>=: the GPU is shared with whatever just ended)
   }
 
   TEST_CASE("asking for more than the device has is CUDA_ERROR_OUT_OF_MEMORY and leaks nothing") {
@@ -79,7 +79,7 @@ TEST_SUITE("allocation") {
     CUdeviceptr p = 0;
     CHECK(cuMemAlloc(&p, total * 2) == CUDA_ERROR_OUT_OF_MEMORY);
     CHECK(p == 0);
-    CHECK(wbt::freeMemory() == freeBefore);
+    CHECK(wbt::freeMemory() >= freeBefore);  // nothing taken (>=: as above)
     wbt::DeviceBuffer stillWorks(1u << 20);  // the context is fine afterwards
     CHECK(stillWorks.get() != 0);
   }

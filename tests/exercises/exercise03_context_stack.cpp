@@ -272,8 +272,10 @@ EXERCISE("worker-thread", "A worker thread that runs its job in the caller's con
   }
 }
 
-// cuMemGetInfo is device-wide: the exact equality holds while nothing else allocates on the GPU, so
-// ctest runs this exercise with the GPU to itself (SERIAL_EXERCISES in lessons/CMakeLists.txt). The
+// cuMemGetInfo is device-wide, so ctest runs this exercise with the GPU to itself (SERIAL_EXERCISES in
+// lessons/CMakeLists.txt). Even so, another process may still be giving its memory back: once free
+// memory was 4 MiB *higher* after the work than before. So the check asks that it came back (after >=
+// before), never that it is equal: a context left behind holds hundreds of MiB, far more than that. The
 // work allocates nothing: what is measured is the context itself, as lesson03.cost measures it. The
 // ledger says the same without measuring: a context made and not destroyed is "1 context more".
 EXERCISE("private-context", "A throw-away context that gives all its device memory back",
@@ -321,11 +323,11 @@ EXERCISE("private-context", "A throw-away context that gives all its device memo
     CAPTURE(freeBefore);
     CAPTURE(freeAfter);
     CAPTURE(freeAfterThrow);
-    CHECK_MESSAGE(after == before, "free device memory did not come back: was the context destroyed, or only popped?");
+    CHECK_MESSAGE(after >= before, "free device memory did not come back: was the context destroyed, or only popped?");
     CHECK_MESSAGE(caught == 9, "the work's exception did not reach the caller");
     CHECK(stackAfterThrow == "[caller's]");
     CHECK_MESSAGE(leftAfterThrow == "", "when the work threw, withPrivateContext kept what it made");
-    CHECK_MESSAGE(afterThrow == before, "free device memory did not come back when the work threw");
+    CHECK_MESSAGE(afterThrow >= before, "free device memory did not come back when the work threw");
 
     // dev, not the device of the caller's context: device 1, while device 0's primary context is current.
     wbx::needDevices(2);
