@@ -20,6 +20,7 @@
 //       [--pytorch lesson30-pytorch.csv], the table python3 lessons/30-caching-allocator/pytorch_side.py writes)
 #include "figure.hpp"
 #include "gate.hpp"
+#include "replay.hpp"  // the trace replayed through any allocator, and PyTorch's table of it
 #include "trace.hpp"
 #include "workbook.hpp"
 
@@ -27,14 +28,19 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 using l30::kMiB;
+using l30::Clock;
+using l30::median;
+using l30::Replay;
+using l30::usSince;
+
+// Every MiB the program prints is rounded to the nearest: one amount reads the same in every step.
+size_t mib(size_t bytes) { return (bytes + kMiB / 2) / kMiB; }
 
 // The allocator's answer when the device has no memory left for a block, even after it gave back
 // every granule it cached: what it holds, and what to do.
@@ -212,9 +218,9 @@ void CachingAllocator::adoptFinished(CUstream stream) {
 std::string CachingAllocator::outOfMemory(size_t size) const {
   size_t freeBytes = 0, total = 0;
   cuMemGetInfo(&freeBytes, &total);
-  return "out of device memory: a block of " + std::to_string(size / kMiB) + " MiB needs memory the device does not " +
-         "have (" + std::to_string(freeBytes / kMiB) + " MiB free), even after this allocator gave back every cached " +
-         "granule (it maps " + std::to_string(mappedBytes_ / kMiB) + " MiB, all under live blocks): free blocks, or " +
+  return "out of device memory: a block of " + std::to_string(mib(size)) + " MiB needs memory the device does not " +
+         "have (" + std::to_string(mib(freeBytes)) + " MiB free), even after this allocator gave back every cached " +
+         "granule (it maps " + std::to_string(mib(mappedBytes_)) + " MiB, all under live blocks): free blocks, or " +
          "ask for less";
 }
 
@@ -230,7 +236,7 @@ CUdeviceptr CachingAllocator::allocate(size_t bytes, CUstream stream) {
       auto last = blocks_.empty() ? blocks_.end() : std::prev(blocks_.end());
       if (last != blocks_.end() && last->second.free && last->second.stream == stream) offset = last->first;
       if (offset + size > capacity_)  // every address is taken: reserve more
-        throw OutOfMemory("past the reservation of " + std::to_string(capacity_ / kMiB) + " MiB");
+        throw OutOfMemory("past the reservation of " + std::to_string(mib(capacity_)) + " MiB");
       try {
         mapRange(offset, size);
       } catch (const OutOfMemory&) {
@@ -285,48 +291,7 @@ size_t CachingAllocator::trim() {
 //! [trim]
 
 // ---------------------------------------------------------------------------------------------
-// Replaying the trace
-
-struct Replay {
-  std::string way;
-  std::vector<std::pair<size_t, double>> ratio;  // (events replayed, peak reserved / peak live so far)
-  double allocUs = 0, freeUs = 0;
-  size_t peakReserved = 0, live = 0, peakLive = 0;
-};
-
-double median(std::vector<double> v) {
-  if (v.empty()) throw std::runtime_error("no times to take the median of");
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
-using Clock = std::chrono::steady_clock;
-double usSince(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
-
-// Replays trace events [from, to) through alloc/release (each timed) and notes, after every 500th
-// event and the last, the peak reserved (reserved(), as each way reads it) over the peak live bytes.
-template <typename Alloc, typename Release, typename Reserved>
-void replay(const l30::Trace& t, size_t from, size_t to, std::vector<CUdeviceptr>& ptrs, Replay& r,
-            std::vector<double>& allocs, std::vector<double>& frees, Alloc alloc, Release release,
-            Reserved reserved) {
-  for (size_t i = from; i < to; ++i) {
-    const l30::Event& e = t.events[i];
-    const Clock::time_point t0 = Clock::now();
-    if (e.alloc) {
-      ptrs[e.id] = alloc(e.bytes, e.stream);
-      allocs.push_back(usSince(t0));
-      r.live += e.bytes;
-      r.peakLive = std::max(r.peakLive, r.live);
-      r.peakReserved = std::max(r.peakReserved, reserved());
-    } else {
-      release(ptrs[e.id], e.stream);
-      frees.push_back(usSince(t0));
-      r.live -= e.bytes;
-    }
-    if ((i + 1) % 500 == 0 || i + 1 == t.events.size())
-      r.ratio.emplace_back(i + 1, double(r.peakReserved) / double(r.peakLive));
-  }
-}
+// Replaying the trace (replay.hpp times each call)
 
 std::vector<CUstream> newStreams(int n) {
   std::vector<CUstream> s(n);
@@ -350,7 +315,7 @@ Replay replayDriver(const l30::Trace& t) {
   CU_CHECK(cuCtxSynchronize());
   const size_t baseline = deviceUsed();
   // Reserved: the device's memory in use above where it started, read after each allocation.
-  replay(t, 0, t.events.size(), ptrs, r, allocs, frees,
+  l30::replay(t, 0, t.events.size(), ptrs, r, allocs, frees,
          [](uint64_t bytes, int) {
            CUdeviceptr p = 0;
            CU_CHECK(cuMemAlloc(&p, bytes));
@@ -376,7 +341,7 @@ Replay replayPool(const l30::Trace& t, CUdevice dev) {
   const std::vector<CUstream> streams = newStreams(l30::kStreams);
   std::vector<CUdeviceptr> ptrs(t.allocations);
   std::vector<double> allocs, frees;
-  replay(t, 0, t.events.size(), ptrs, r, allocs, frees,
+  l30::replay(t, 0, t.events.size(), ptrs, r, allocs, frees,
          [&](uint64_t bytes, int s) {
            CUdeviceptr p = 0;
            CU_CHECK(cuMemAllocFromPoolAsync(&p, bytes, pool, streams[s]));
@@ -409,7 +374,7 @@ struct Mine {
     for (CUstream s : streams) cuStreamDestroy(s);
   }
   void run(const l30::Trace& t, size_t from, size_t to) {
-    replay(t, from, to, ptrs, r, allocs, frees,
+    l30::replay(t, from, to, ptrs, r, allocs, frees,
            [&](uint64_t bytes, int s) { return alloc.allocate(bytes, streams[s]); },
            [&](CUdeviceptr p, int) { alloc.free(p); }, [&] { return alloc.peakMapped(); });
   }
@@ -421,12 +386,12 @@ void describeTrace(const l30::Trace& t) {
   for (const l30::Event& e : t.events)
     if (e.alloc && e.id < 64) ++weights, weightBytes += e.bytes;
   std::printf("trace (trace.hpp, seed %llu): %zu events, %zu allocations on %d streams, %llu bytes allocated in all, "
-              "peak live %llu bytes (%.0f MiB), checksum %016llx\n",
+              "peak live %llu bytes (%zu MiB), checksum %016llx\n",
               static_cast<unsigned long long>(l30::kSeed), t.events.size(), t.allocations, l30::kStreams,
               static_cast<unsigned long long>(t.totalBytes), static_cast<unsigned long long>(t.peakLive),
-              double(t.peakLive) / double(kMiB), static_cast<unsigned long long>(t.checksum));
-  std::printf("%zu weights (%.0f MiB), then %d serving steps; the server is idle after event %zu, then frees the "
-              "weights\n", weights, double(weightBytes) / double(kMiB), l30::kSteps, t.idleAt);
+              mib(t.peakLive), static_cast<unsigned long long>(t.checksum));
+  std::printf("%zu weights (%zu MiB), then %d serving steps; the server is idle after event %zu, then frees the "
+              "weights\n", weights, mib(weightBytes), l30::kSteps, t.idleAt);
 }
 
 void mapOnDemand(CUdevice dev) {
@@ -440,7 +405,7 @@ void mapOnDemand(CUdevice dev) {
   for (size_t bytes : asks) {
     got.push_back(a.allocate(bytes, s));
     std::printf("allocate %8zu bytes: at base + %8llu; mapped %2zu MiB in %zu run(s)\n", bytes,
-                static_cast<unsigned long long>(got.back() - a.base()), a.mappedBytes() / kMiB, a.runs());
+                static_cast<unsigned long long>(got.back() - a.base()), mib(a.mappedBytes()), a.runs());
   }
   //! [first-blocks]
   wb::expect(got[1] - a.base() == 512 && a.mappedBytes() == (6 * kMiB + 1024 + a.granule() - 1) / a.granule() * a.granule(),
@@ -449,8 +414,8 @@ void mapOnDemand(CUdevice dev) {
   CU_CHECK(cuMemsetD8(got[2], 0x30, 5 * kMiB));  // every byte of it usable
   CU_CHECK(cuCtxSynchronize());
   for (CUdeviceptr p : got) a.free(p);
-  std::printf("all freed: mapped %zu MiB (cached); after trim(): %zu MiB\n", a.mappedBytes() / kMiB,
-              (a.trim(), a.mappedBytes() / kMiB));
+  std::printf("all freed: mapped %zu MiB (cached); after trim(): %zu MiB\n", mib(a.mappedBytes()),
+              (a.trim(), mib(a.mappedBytes())));
   destroyStreams({s});
 }
 
@@ -477,7 +442,7 @@ void streamOrder(CUdevice dev, const wb::StreamKernels& k) {
     //! [gate-reuse]
     std::printf("A frees base + %llu MiB while a gate holds A; A again: + %llu MiB; B: + %llu MiB "
                 "(gate still closed: %s); gate opened, B again: + %llu MiB; mapped %zu MiB throughout\n", at(p),
-                at(again), at(onB), held ? "yes" : "no", at(adopted), mapped / kMiB);
+                at(again), at(onB), held ? "yes" : "no", at(adopted), mib(mapped));
     wb::expect(held && again == p && onB != p && adopted == p && a.mappedBytes() == mapped,
                "same-stream reuse at once, cross-stream reuse only once the stream had run its work", "other addresses");
   }
@@ -499,14 +464,14 @@ void growInPlace(Mine& m, const l30::Trace& t) {
   const CUdeviceptr base = m.alloc.base(), weight0 = m.ptrs[0];
   CU_CHECK(cuMemsetD32(weight0, kPattern, kMiB / 4));
   CU_CHECK(cuCtxSynchronize());
-  std::printf("the 64 weights: %zu MiB mapped in %zu runs, weight 0 at base + 0\n", m.alloc.mappedBytes() / kMiB,
+  std::printf("the 64 weights: %zu MiB mapped in %zu runs, weight 0 at base + 0\n", mib(m.alloc.mappedBytes()),
               m.alloc.runs());
   size_t next = 64;
   for (size_t until : {t.idleAt / 4, t.idleAt / 2, 3 * t.idleAt / 4, t.idleAt}) {
     m.run(t, next, until);
     next = until;
     std::printf("after event %5zu: mapped %5zu MiB (peak %5zu MiB) in %3zu runs; live peak so far %5zu MiB\n", until,
-                m.alloc.mappedBytes() / kMiB, m.alloc.peakMapped() / kMiB, m.alloc.runs(), m.r.peakLive / kMiB);
+                mib(m.alloc.mappedBytes()), mib(m.alloc.peakMapped()), m.alloc.runs(), mib(m.r.peakLive));
   }
   const bool intact = weightIntact(weight0);
   std::printf("the segment's base is where it was: %s; weight 0 still at base + 0 with its data: %s\n",
@@ -525,8 +490,8 @@ void trimAtIdle(Mine& m) {
   CU_CHECK(cuMemGetInfo(&freeAfter, &total));
   const bool intact = weightIntact(m.ptrs[0]);
   std::printf("idle: %zu MiB mapped for %zu MiB live (the weights); trim() gave back %zu MiB; mapped now %zu MiB "
-              "in %zu runs; the device's free memory grew by %.0f MiB\n", mappedBefore / kMiB, m.r.live / kMiB,
-              released / kMiB, m.alloc.mappedBytes() / kMiB, m.alloc.runs(),
+              "in %zu runs; the device's free memory grew by %.0f MiB\n", mib(mappedBefore), mib(m.r.live),
+              mib(released), mib(m.alloc.mappedBytes()), m.alloc.runs(),
               (double(freeAfter) - double(freeBefore)) / double(kMiB));
   std::printf("weight 0 still at base + 0 with its data: %s\n", intact ? "yes" : "no");
   wb::expect(intact && m.alloc.mappedBytes() + released == mappedBefore && m.alloc.mappedBytes() >= m.r.live,
@@ -555,8 +520,8 @@ void outOfMemory(CUdevice dev) {
     const CUdeviceptr big = a.allocate(640 * kMiB, s);  // cuMemCreate fails; trim; the retry fits
     //! [oom-fallback]
     std::printf("with %zu MiB mapped (512 cached) and about 320 MiB free on the device, a 640 MiB block: at base "
-                "+ %llu MiB, after giving back the cache; mapped now %zu MiB\n", cached / kMiB,
-                static_cast<unsigned long long>((big - a.base()) / kMiB), a.mappedBytes() / kMiB);
+                "+ %llu MiB, after giving back the cache; mapped now %zu MiB\n", mib(cached),
+                static_cast<unsigned long long>((big - a.base()) / kMiB), mib(a.mappedBytes()));
     wb::expect(a.mappedBytes() == 2 * 256 * kMiB + 640 * kMiB,
                "the cached holes given back, the block mapped", "another amount mapped");
     a.free(big);
@@ -578,44 +543,6 @@ void outOfMemory(CUdevice dev) {
   destroyStreams({s});
 }
 
-// PyTorch's side, from the table pytorch_side.py wrote in this recording (absent: not measured).
-std::vector<Replay> readPyTorch(const std::string& path, const l30::Trace& t) {
-  std::ifstream in(path);
-  if (path.empty() || !in) return {};
-  std::map<std::string, Replay> ways;
-  std::vector<std::string> order;
-  uint64_t events = 0, total = 0, peak = 0, checksum = 0;
-  std::string line;
-  std::getline(in, line);  // kind,way,x,value
-  for (int row = 2; std::getline(in, line); ++row) {
-    std::stringstream ss(line);
-    std::string kind, way, x, value;
-    std::getline(ss, kind, ','), std::getline(ss, way, ','), std::getline(ss, x, ','), std::getline(ss, value);
-    try {
-      if (kind == "trace") events = std::stoull(x), total = std::stoull(value);
-      if (kind == "trace_peak") peak = std::stoull(value);
-      if (kind == "trace_checksum") checksum = std::stoull(value);
-      if (kind.rfind("trace", 0) == 0) continue;
-      if (!ways.count(way)) order.push_back(way), ways[way].way = way;
-      Replay& r = ways[way];
-      if (kind == "ratio") r.ratio.emplace_back(std::stoull(x), std::stod(value));
-      if (kind == "alloc_us") r.allocUs = std::stod(value);
-      if (kind == "free_us") r.freeUs = std::stod(value);
-      if (kind == "peak_reserved") r.peakReserved = std::stoull(value);
-    } catch (const std::exception&) {
-      throw std::runtime_error(path + " line " + std::to_string(row) + " is not kind,way,x,value: run "
-                               "lessons/30-caching-allocator/pytorch_side.py again");
-    }
-  }
-  std::printf("PyTorch's table: its trace has %llu events, %llu bytes in all, peak live %llu, checksum %016llx\n",
-              static_cast<unsigned long long>(events), static_cast<unsigned long long>(total),
-              static_cast<unsigned long long>(peak), static_cast<unsigned long long>(checksum));
-  wb::expect(events == t.events.size() && total == t.totalBytes && peak == t.peakLive && checksum == t.checksum,
-             "PyTorch's side replaying this program's trace", "a table of another trace: " + path);
-  std::vector<Replay> out;
-  for (const std::string& w : order) out.push_back(ways[w]);
-  return out;
-}
 
 double cachedPairUs(CachingAllocator& a, CUstream s) {
   //! [cached-cost]
@@ -634,13 +561,13 @@ wb::FigureTable compare(const l30::Trace& t, CUdevice dev, Mine& m, const std::s
   m.r.allocUs = median(m.allocs), m.r.freeUs = median(m.frees);
   const double pair = cachedPairUs(m.alloc, m.streams[0]);
   std::vector<Replay> ways = {m.r, replayDriver(t), replayPool(t, dev)};
-  const std::vector<Replay> torch = readPyTorch(pytorchPath, t);
+  const std::vector<Replay> torch = l30::readPyTorch(pytorchPath, t);
   if (torch.empty()) std::printf("PyTorch not measured in this run (no table from pytorch_side.py)\n");
   ways.insert(ways.end(), torch.begin(), torch.end());
   std::printf("%-30s %14s %18s %16s %15s\n", "way (same trace)", "peak reserved", "/ peak live bytes",
               "allocation, us", "free, us");
   for (const Replay& w : ways)
-    std::printf("%-30s %10zu MiB %18.3f %16.3f %15.3f\n", w.way.c_str(), w.peakReserved / kMiB,
+    std::printf("%-30s %10zu MiB %18.3f %16.3f %15.3f\n", w.way.c_str(), mib(w.peakReserved),
                 double(w.peakReserved) / double(t.peakLive), w.allocUs, w.freeUs);
   std::printf("(medians over the trace's %zu allocations and frees; PyTorch's include Python)\n", t.allocations);
   std::printf("a cached block (1 MiB) allocated and freed: %.3f us, median of 10000\n", pair);
@@ -722,7 +649,7 @@ int main(int argc, char** argv) {
       trimAtIdle(m);
       m.run(t, t.idleAt, t.events.size());
       std::printf("the weights freed: %zu MiB mapped, all cached; peak mapped %zu MiB for a peak live of %zu MiB\n",
-                  m.alloc.mappedBytes() / kMiB, m.alloc.peakMapped() / kMiB, t.peakLive / kMiB);
+                  mib(m.alloc.mappedBytes()), mib(m.alloc.peakMapped()), mib(t.peakLive));
       wb::step(6, "Out of memory mid-trace: give back the cache, retry, or say so");
       outOfMemory(dev);
       wb::step(7, "Five allocators, one trace");
