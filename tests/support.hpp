@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "device_contexts.hpp"
 #include "process.hpp"
 #include "vector_ops.hpp"
 #include "workbook.hpp"
@@ -139,17 +140,9 @@ inline CUfunction functionOf(CUlibrary library, const char* name) {
   return f;
 }
 
-// Pushes a context for the scope, so a test leaves the thread's stack as it found it.
-class Pushed {
- public:
-  explicit Pushed(CUcontext ctx) { CU_CHECK(cuCtxPushCurrent(ctx)); }
-  ~Pushed() {
-    CUcontext popped = nullptr;
-    cuCtxPopCurrent(&popped);
-  }
-  Pushed(const Pushed&) = delete;
-  Pushed& operator=(const Pushed&) = delete;
-};
+// Pushes a context for the scope, so a test leaves the thread's stack as it found it: the one lesson
+// 18's program uses (common/device_contexts.hpp).
+using Pushed = wb::On;
 
 // Device memory from cuMemAlloc in the current context, freed at scope exit.
 class DeviceBuffer {
