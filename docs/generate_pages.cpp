@@ -1227,6 +1227,14 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   if (deeperProgram)
     source += "The program of the optional page (@ref " + deeperPage + "), `lessons/" + l.folder +
               "/deeper.cpp`:\n\n\\include lessons/" + l.folder + "/deeper.cpp\n\n";
+  // The lesson's own headers are part of its program too (exercises.hpp belongs to the exercises).
+  std::vector<std::string> headers;
+  for (const auto& e : fs::directory_iterator(repo / "lessons" / l.folder))
+    if (e.path().extension() == ".hpp" && e.path().filename() != "exercises.hpp") headers.push_back(e.path().filename().string());
+  std::sort(headers.begin(), headers.end());
+  for (const auto& h : headers)
+    source += "The header `lessons/" + l.folder + "/" + h + "`, from the lesson's folder:\n\n\\include lessons/" + l.folder +
+              "/" + h + "\n\n";
   source += "Its assertions, `" + l.testFile() + "` (ctest runs its suites in a few processes: `lesson" + l.nn +
             ".claims`, and `lesson" + l.nn + ".measured` for those that measure free memory or time; one suite "
             "alone: `" + l.testBinary() + " -ts=<suite>`):\n\n\\include " + l.testFile() + "\n";

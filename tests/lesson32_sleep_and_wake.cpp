@@ -169,7 +169,10 @@ TEST_SUITE("graph-relaunch") {
     cache.map();
     cache.grant();
     CU_CHECK(cuMemcpyHtoD(weights.base, saved.p, bytes));
-    CU_CHECK(cuMemsetD32(cache.base, 0, n));  // whatever the new memory held, not the old result
+    // Whatever the new memory held, not the old result. In s: a cuMemsetD32 returns before it is done
+    // (documented: asynchronous to the host for device memory) and runs in the legacy default stream,
+    // which s, a non-blocking stream, does not wait for; the graph would race it (it did, once).
+    CU_CHECK(cuMemsetD32Async(cache.base, 0, n, s.get()));
     CU_CHECK(cuGraphLaunch(exec.e, s.get()));
     s.sync();
     CHECK(cacheIsRight());
