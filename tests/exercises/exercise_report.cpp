@@ -344,9 +344,13 @@ int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, co
     fs::create_directories(results, made);
     const auto start = std::chrono::steady_clock::now();
     // The first failed assertion is the verdict: the rest of the check (gates a wrong variant runs
-    // to their deadline, further cases) would only cost time.
+    // to their deadline, further cases) would only cost time. So is a case that threw, where it
+    // names a requirement the variant breaks (WORKBOOK_VARIANT_BREAKS, check_main.cpp): after it the
+    // variant is caught whatever the further cases do.
     run.end = wb::runProcess({run.binary, "--test-suite=" + run.variant->exercise, "--abort-after=1"},
-                             {"WORKBOOK_EXERCISE_RESULTS=" + results.string()}, 120);
+                             {"WORKBOOK_EXERCISE_RESULTS=" + results.string(),
+                              "WORKBOOK_VARIANT_BREAKS=" + wbx::detail::tagText(run.variant->requirements)},
+                             120);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   const unsigned workers = part.oneAtATime ? 1 : 4;
