@@ -402,6 +402,7 @@ TEST_SUITE("ipc") {
     std::vector<uint32_t> words(size / sizeof(uint32_t));
     for (size_t i = 0; i < words.size(); ++i) words[i] = patternAt(msg.seed, i);
     CU_CHECK(cuMemcpyHtoD(r.get(), words.data(), size));
+    CU_CHECK(cuCtxSynchronize());  // from pageable memory: landed before the child, another process, reads it
     wb::SocketPair sockets;
     REQUIRE(wb::sendFd(sockets.fds[0], exported.fd, msg));
     const wb::ProcessEnd end = wb::runProcess(

@@ -81,6 +81,7 @@ void writePattern(CUdeviceptr p, size_t words, uint32_t seed) {
   std::vector<uint32_t> v(words);
   for (size_t i = 0; i < words; ++i) v[i] = patternAt(seed, i);
   CU_CHECK(cuMemcpyHtoD(p, v.data(), words * sizeof(uint32_t)));
+  CU_CHECK(cuCtxSynchronize());  // from pageable memory: landed before another process reads it
 }
 
 using wb::firstWord;

@@ -327,6 +327,9 @@ TEST_SUITE("access-order") {
     const std::vector<unsigned char> sent = bytePattern(6, n);
     DeviceBuffer src(n);
     CU_CHECK(cuMemcpyHtoD(src.get(), sent.data(), n));
+    // From pageable memory it may return before it lands, in the legacy stream, which s does not wait
+    // for; and under ANY the copy may read src before the gate opens.
+    CU_CHECK(cuCtxSynchronize());
     Pinned dst(n);
     std::memset(dst.get(), 0, n);
     bool untouched = false;

@@ -245,6 +245,7 @@ TEST_SUITE("flood") {
     wbt::DeviceBuffer words(64);
     const unsigned long long init[4] = {~0ull, 0, 0, 0};
     CU_CHECK(cuMemcpyHtoD(words.get(), init, sizeof init));
+    CU_CHECK(cuCtxSynchronize());  // from pageable memory: landed before either non-blocking stream reads it
     wb::PinnedWords started(1);
     CUdeviceptr span = words.get(), began = words.get() + 16, ran = words.get() + 24, startedAt = started.device(0);
     unsigned long long blockNs = 200'000;

@@ -44,6 +44,7 @@ struct Lab {
     CU_CHECK(cuMemsetD32(b.get(), 0, kN));
     CU_CHECK(cuMemsetD32(cache.get(), 0xBF800000u, size_t{kRows} * kN));
     CU_CHECK(cuMemsetD32(pos.get(), 0, 1));
+    CU_CHECK(cuCtxSynchronize());  // landed before the cases' non-blocking streams read them
   }
   ~Lab() {
     cuLibraryUnload(streams);
@@ -162,8 +163,9 @@ TEST_SUITE("set-params") {
     s.sync();
     CHECK(lab.rowValue(1) != -1.0f);  // "already enqueued launches are not affected"
     CHECK(lab.rowValue(5) == -1.0f);
-    CU_CHECK(cuMemsetD32(lab.a.get(), 0, kN));  // the ops start again from the state the first launch had
-    CU_CHECK(cuMemsetD32(lab.b.get(), 0, kN));
+    // The ops start again from the state the first launch had; in s, which does not wait for the legacy stream.
+    CU_CHECK(cuMemsetD32Async(lab.a.get(), 0, kN, s.get()));
+    CU_CHECK(cuMemsetD32Async(lab.b.get(), 0, kN, s.get()));
     CU_CHECK(cuGraphLaunch(exec.e, s.get()));
     s.sync();
     CHECK(lab.rowValue(5) == lab.rowValue(1));  // the next launch stores into row 5
@@ -200,9 +202,9 @@ TEST_SUITE("conditional") {
     s.sync();
     std::vector<float> eager(size_t{kRows} * kN), got(eager.size());
     CU_CHECK(cuMemcpyDtoH(eager.data(), lab.cache.get(), eager.size() * sizeof(float)));
-    CU_CHECK(cuMemsetD32(lab.a.get(), 0, kN));
-    CU_CHECK(cuMemsetD32(lab.b.get(), 0, kN));
-    CU_CHECK(cuMemsetD32(lab.cache.get(), 0xBF800000u, size_t{kRows} * kN));
+    CU_CHECK(cuMemsetD32Async(lab.a.get(), 0, kN, s.get()));  // in s, where the graph will read them
+    CU_CHECK(cuMemsetD32Async(lab.b.get(), 0, kN, s.get()));
+    CU_CHECK(cuMemsetD32Async(lab.cache.get(), 0xBF800000u, size_t{kRows} * kN, s.get()));
     CUfunction first = wbt::functionOf(lab.lib, "decode_first_dev"), op = wbt::functionOf(lab.lib, "decode_op_dev"),
                open = wbt::functionOf(lab.lib, "decode_open_dev"), store = wbt::functionOf(lab.lib, "decode_store_dev");
     Graph g;

@@ -555,6 +555,9 @@ void shareWithChild(CUdevice dev, size_t granule) {
   std::vector<uint32_t> words(size / sizeof(uint32_t));
   for (size_t i = 0; i < words.size(); ++i) words[i] = patternAt(msg.seed, i);
   CU_CHECK(cuMemcpyHtoD(m.base, words.data(), size));
+  // From pageable memory the copy may return before the bytes land, and nothing orders another
+  // process's reads after this process's work: the host waits for the context before it shares.
+  CU_CHECK(cuCtxSynchronize());
   //! [share]
   //! [share-2]
   wb::SocketPair sockets;

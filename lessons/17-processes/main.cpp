@@ -423,6 +423,9 @@ void legacyIpc(Children& kids, CUdevice dev) {
   CUdeviceptr buffer = 0;
   CU_CHECK(cuMemAlloc(&buffer, bytes));
   CU_CHECK(cuMemcpyHtoD(buffer, pattern(seed, words).data(), bytes));
+  // From pageable memory the copy may return before the bytes land, and the importer's reads are
+  // ordered after nothing in this process: the host waits for the context before the handle goes out.
+  CU_CHECK(cuCtxSynchronize());
   CUipcMemHandle handle{};
   CU_CHECK(cuIpcGetMemHandle(&handle, buffer));
   Note offer = note("open", bytes, seed);
@@ -459,6 +462,7 @@ int childExporter(int parent) {
   const wb::Shared s = wb::createShared(p.dev, static_cast<size_t>(order.v[0]));
   const uint32_t seed = 0xF11E5u;
   CU_CHECK(cuMemcpyHtoD(s.mapped.ptr, pattern(seed, s.mapped.size / 4).data(), s.mapped.size));
+  CU_CHECK(cuCtxSynchronize());  // landed before the descriptor goes out (pageable: as in step 3)
   tell(parent, note("exported", s.mapped.size, seed), s.fd);
   await(parent, "mapped");
   wb::unmap(s.mapped);

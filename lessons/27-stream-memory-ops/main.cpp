@@ -500,6 +500,7 @@ int main(int argc, char** argv) {
       lab.k = wb::StreamKernels::load(streams);  // every kernel loaded before any wait (lesson 09)
       CU_CHECK(cuMemAlloc(&lab.counter, sizeof(unsigned)));
       CU_CHECK(cuMemsetD32(lab.counter, 0, 1));
+      CU_CHECK(cuCtxSynchronize());  // landed before the stamps of the non-blocking streams take from it
 
       wb::step(1, "What this device supports");
       const Support sup = support(dev);

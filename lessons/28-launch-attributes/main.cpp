@@ -175,7 +175,8 @@ void priorities(const Kernels& k, const Device& d) {
   //! [priorities-2]
   CUdeviceptr words = 0;
   CU_CHECK(cuMemAlloc(&words, 16));
-  CU_CHECK(cuMemsetD32(words, 0, 4));
+  // In urgent: cuMemsetD32 runs in the legacy stream, which a non-blocking stream does not wait for.
+  CU_CHECK(cuMemsetD32Async(words, 0, 4, urgent));
   CUdeviceptr began = words, ran = words + 8;
   void* args[] = {&began, &ran};
   CUlaunchAttribute attr = priorityAttribute(d.greatest);
@@ -211,6 +212,9 @@ Flood floodAndProbe(const Kernels& k, const Device& d, CUstream floodStream, CUs
   CU_CHECK(cuMemAlloc(&words, 64));
   const unsigned long long init[4] = {~0ull, 0, 0, 0};
   CU_CHECK(cuMemcpyHtoD(words, init, sizeof init));
+  // From pageable memory the copy may return before the bytes land, in the legacy stream, which
+  // neither non-blocking stream below waits for: the host waits for the context.
+  CU_CHECK(cuCtxSynchronize());
   wb::PinnedWords started(1);
   CUdeviceptr span = words, began = words + 16, ran = words + 24, startedAt = started.device(0);
   unsigned long long blockNs = kBlockNs;

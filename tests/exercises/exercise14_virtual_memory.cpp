@@ -265,6 +265,7 @@ void shareWithChild(int ordinal) {
   std::vector<uint32_t> words(size / sizeof(uint32_t));
   for (size_t i = 0; i < words.size(); ++i) words[i] = patternAt(msg.seed, i);
   CU_CHECK(cuMemcpyHtoD(memory.ptr(), words.data(), size));
+  CU_CHECK(cuCtxSynchronize());  // from pageable memory: landed before the child, another process, reads it
   wb::SocketPair sockets;
   if (!wb::sendFd(sockets.fds[0], memory.fd(), msg)) throw std::runtime_error("sendmsg failed");
   const wb::ProcessEnd end = wb::runProcess(

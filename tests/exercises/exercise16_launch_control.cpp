@@ -57,6 +57,7 @@ struct SumLaunch {
     std::vector<unsigned> host(std::max<size_t>(capacity, 1));
     for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<unsigned>(i % 7 + 1);
     CU_CHECK(cuMemcpyHtoD(words.get(), host.data(), host.size() * sizeof(unsigned)));
+    CU_CHECK(cuCtxSynchronize());  // from pageable memory: landed before a non-blocking stream's launch reads it
     wordsPtr = words.get(), sumsPtr = sums.device(0);
   }
   // The arguments for a launch over the first `bytes / 4` words, the sums cleared.

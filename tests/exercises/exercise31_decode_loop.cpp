@@ -57,6 +57,7 @@ struct Lab {
     CU_CHECK(cuMemsetD32(b.get(), 0, kN));
     CU_CHECK(cuMemsetD32(cache.get(), 0xBF800000u, size_t{kRows} * kN));  // -1.0f
     CU_CHECK(cuMemsetD32(pos.get(), 0, 1));
+    CU_CHECK(cuCtxSynchronize());  // landed before the check's non-blocking streams read them
   }
   std::vector<float> rows() const {
     std::vector<float> v(size_t{kRows} * kN);

@@ -56,6 +56,7 @@ void shareWithClient(int socket, CUdevice dev, const void* data, std::size_t byt
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
   CU_CHECK(cuMemSetAccess(held.ptr, size, &access, 1));
   CU_CHECK(cuMemcpyHtoD(held.ptr, data, bytes));
+  CU_CHECK(cuCtxSynchronize());  // data may be pageable: landed before another process maps it
   CU_CHECK(cuMemExportToShareableHandle(&held.fd, held.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
   const ShareOffer offer{size};
   if (!wb::sendMessage(socket, &offer, sizeof offer, held.fd))

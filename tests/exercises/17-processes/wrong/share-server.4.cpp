@@ -32,6 +32,7 @@ void shareWithClient(int socket, CUdevice dev, const void* data, std::size_t byt
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
   CU_CHECK(cuMemSetAccess(ptr, size, &access, 1));
   CU_CHECK(cuMemcpyHtoD(ptr, data, bytes));
+  CU_CHECK(cuCtxSynchronize());  // data may be pageable: landed before another process maps it
   int fd = -1;
   CU_CHECK(cuMemExportToShareableHandle(&fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
   const ShareOffer offer{size};
