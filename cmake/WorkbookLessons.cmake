@@ -274,34 +274,28 @@ function(add_lesson folder)
     _workbook_gpu_test(lesson${nn}.${group} "${labels};gpu" MIN_DEVICES ${min} ${serial}
       COMMAND $<TARGET_FILE:${tests}> --test-suite=${selected} --no-version)
   endforeach()
-  # The program under every CUDA environment variable it may meet (tests/environment_check.cpp):
-  # it stops at once, naming the variable, or it runs and its narration stays true. Not under
-  # lessonNN: a learner's `ctest -R lessonNN` stays fast; the test workflow runs them all.
-  # Serial: the lessons measure free memory and time, which other processes on the GPU would move.
-  _workbook_gpu_test(environment.${nn} "gpu;environment" SERIAL
-    COMMAND $<TARGET_FILE:workbook-environment-check> $<TARGET_FILE:${program}>)
-  if(deeper)
-    _workbook_gpu_test(environment.${nn}.deeper "gpu;environment" SERIAL
-      COMMAND $<TARGET_FILE:workbook-environment-check> $<TARGET_FILE:${deeper}>)
-  endif()
-
-  # Every program, on a machine with no driver, must say why it stopped instead of crashing.
-  if(WORKBOOK_STUB_DRIVER_DIR)
-    add_test(NAME lesson${nn}.no-driver
-      COMMAND "${CMAKE_COMMAND}" "-DLIBRARY_PATH=${WORKBOOK_STUB_DRIVER_DIR}"
-              "-DEXPECT_EXIT=${WORKBOOK_EXIT_NO_GPU}" "-DEXPECT_OUTPUT=stub.*install the NVIDIA driver"
-              "-DPROGRAM=$<TARGET_FILE:${program}>" -P "${CMAKE_SOURCE_DIR}/cmake/ExpectRun.cmake"
-      WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}")
-    set_tests_properties(lesson${nn}.no-driver PROPERTIES LABELS "${labels};cpu")
-    if(deeper)
-      add_test(NAME lesson${nn}.deeper.no-driver
+  # Each program (main.cpp's, and deeper.cpp's where there is one: ".deeper" in its tests' names):
+  # - under every CUDA environment variable it may meet (tests/environment_check.cpp): it stops at
+  #   once, naming the variable, or it runs and its narration stays true. Not under lessonNN: a
+  #   learner's `ctest -R lessonNN` stays fast; the test workflow runs them all. Serial: the lessons
+  #   measure free memory and time, which other processes on the GPU would move.
+  # - on a machine with no driver: it must say why it stopped instead of crashing.
+  foreach(binary IN ITEMS ${program} ${deeper})
+    set(part "")
+    if(binary STREQUAL deeper)
+      set(part ".deeper")
+    endif()
+    _workbook_gpu_test(environment.${nn}${part} "gpu;environment" SERIAL
+      COMMAND $<TARGET_FILE:workbook-environment-check> $<TARGET_FILE:${binary}>)
+    if(WORKBOOK_STUB_DRIVER_DIR)
+      add_test(NAME lesson${nn}${part}.no-driver
         COMMAND "${CMAKE_COMMAND}" "-DLIBRARY_PATH=${WORKBOOK_STUB_DRIVER_DIR}"
                 "-DEXPECT_EXIT=${WORKBOOK_EXIT_NO_GPU}" "-DEXPECT_OUTPUT=stub.*install the NVIDIA driver"
-                "-DPROGRAM=$<TARGET_FILE:${deeper}>" -P "${CMAKE_SOURCE_DIR}/cmake/ExpectRun.cmake"
+                "-DPROGRAM=$<TARGET_FILE:${binary}>" -P "${CMAKE_SOURCE_DIR}/cmake/ExpectRun.cmake"
         WORKING_DIRECTORY "${WORKBOOK_RUN_DIR}")
-      set_tests_properties(lesson${nn}.deeper.no-driver PROPERTIES LABELS "${labels};cpu")
+      set_tests_properties(lesson${nn}${part}.no-driver PROPERTIES LABELS "${labels};cpu")
     endif()
-  endif()
+  endforeach()
 
   set(sanitizer_flags "")
   if(L_SANITIZE_PARENT_ONLY)
