@@ -941,6 +941,21 @@ std::string stepListHtml(const Sections& sections, const std::vector<Lesson>& al
   return out + more + "</nav>\n";
 }
 
+// A lesson's program, as paths from the repository: main.cpp; deeper.cpp where the optional page has
+// a program of its own; and the headers of the lesson's folder (exercises.hpp belongs to the
+// exercises), sorted. The source page shows them all; the API index and the error atlas read them.
+std::vector<std::string> programsOf(const fs::path& repo, const Lesson& l) {
+  const std::string folder = "lessons/" + l.folder + "/";
+  std::vector<std::string> files{folder + "main.cpp"}, headers;
+  if (fs::exists(repo / folder / "deeper.cpp")) files.push_back(folder + "deeper.cpp");
+  for (const auto& e : fs::directory_iterator(repo / folder))
+    if (e.path().extension() == ".hpp" && e.path().filename() != "exercises.hpp")
+      headers.push_back(folder + e.path().filename().string());
+  std::sort(headers.begin(), headers.end());
+  files.insert(files.end(), headers.begin(), headers.end());
+  return files;
+}
+
 void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& images, const std::vector<Lesson>& all,
                 size_t index, std::map<std::string, std::set<std::string>>& quotedSnippets) {
   const Lesson& l = all[index];
@@ -950,7 +965,9 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   Recorded rec = readRecorded(repo / "docs" / "output" / (l.page() + ".txt"));
   // The optional page's program (deeper.cpp) continues the steps: its recording joins the lesson's,
   // so that either page shows any step with @OUTPUT n@; a number both print is a problem.
-  const bool deeperProgram = fs::exists(repo / "lessons" / l.folder / "deeper.cpp");
+  const std::string deeperCpp = "lessons/" + l.folder + "/deeper.cpp";
+  const auto programs = programsOf(repo, l);
+  const bool deeperProgram = std::find(programs.begin(), programs.end(), deeperCpp) != programs.end();
   const fs::path deeperRun = repo / "docs" / "output" / (l.page() + "-deeper.txt");
   if (deeperProgram != fs::exists(deeperRun))
     problems.push_back(deeperRun.string() + (fs::exists(deeperRun) ? " exists, but lessons/" + l.folder + "/deeper.cpp does not"
@@ -1224,17 +1241,12 @@ void lessonPage(const fs::path& repo, const fs::path& out, const fs::path& image
   std::string source = "# Lesson " + l.nn + " source {#" + l.page() + "_source}\n\n";
   source += "The whole program, `lessons/" + l.folder + "/main.cpp`, as the build compiles it (the `//! [name]` lines "
             "mark what @ref " + l.page() + " quotes):\n\n\\include lessons/" + l.folder + "/main.cpp\n\n";
-  if (deeperProgram)
-    source += "The program of the optional page (@ref " + deeperPage + "), `lessons/" + l.folder +
-              "/deeper.cpp`:\n\n\\include lessons/" + l.folder + "/deeper.cpp\n\n";
-  // The lesson's own headers are part of its program too (exercises.hpp belongs to the exercises).
-  std::vector<std::string> headers;
-  for (const auto& e : fs::directory_iterator(repo / "lessons" / l.folder))
-    if (e.path().extension() == ".hpp" && e.path().filename() != "exercises.hpp") headers.push_back(e.path().filename().string());
-  std::sort(headers.begin(), headers.end());
-  for (const auto& h : headers)
-    source += "The header `lessons/" + l.folder + "/" + h + "`, from the lesson's folder:\n\n\\include lessons/" + l.folder +
-              "/" + h + "\n\n";
+  for (const auto& file : programs) {
+    if (file == "lessons/" + l.folder + "/main.cpp") continue;  // above
+    source += (file == deeperCpp ? "The program of the optional page (@ref " + deeperPage + "), `" + file + "`"
+                                 : "The header `" + file + "`, from the lesson's folder") +
+              ":\n\n\\include " + file + "\n\n";
+  }
   source += "Its assertions, `" + l.testFile() + "` (ctest runs its suites in a few processes: `lesson" + l.nn +
             ".claims`, and `lesson" + l.nn + ".measured` for those that measure free memory or time; one suite "
             "alone: `" + l.testBinary() + " -ts=<suite>`):\n\n\\include " + l.testFile() + "\n";
@@ -1264,14 +1276,6 @@ struct CourseCalls {
   std::map<std::string, std::set<std::string>> byCall;  // call -> lesson numbers
   std::set<std::string> helpers;                        // calls in common/
 };
-
-// A lesson's programs, as paths from the repository: main.cpp, and deeper.cpp where the lesson's
-// optional page has a program of its own.
-std::vector<std::string> programsOf(const fs::path& repo, const Lesson& l) {
-  std::vector<std::string> files{"lessons/" + l.folder + "/main.cpp"};
-  if (fs::exists(repo / "lessons" / l.folder / "deeper.cpp")) files.push_back("lessons/" + l.folder + "/deeper.cpp");
-  return files;
-}
 
 CourseCalls courseCalls(const fs::path& repo, const std::vector<Lesson>& all) {
   CourseCalls c;
