@@ -108,6 +108,10 @@ CUevent copyAfter(const CUipcEventHandle& produced, CUdeviceptr shared, void* ho
 //   R4: When the offer cannot be sent, no reply comes, or the reply says the client did not map the
 //       memory (mapped != 1: 0 or any other value), it gives back all of it too, and then throws
 //       std::runtime_error.
+//   R5 (not checked: a gate cannot delay this copy, which waits for its stream first): the
+//       data has landed in the memory before the offer goes out. From pageable memory
+//       cuMemcpyHtoD may return before its DMA has finished (NVIDIA's "API synchronization
+//       behavior"), and the client may read the memory as soon as it has the descriptor.
 //
 // The check: exercise17.share-server starts a client process (this check again); with two devices
 // the memory is device 1's, and the check runs with device 1's context current. First it calls
