@@ -154,25 +154,14 @@ struct Reporter : public doctest::IReporter {
     if (current->status == Status::NotDone && !e.is_crash) return;  // follows from the missing body
     std::printf("  %s: %s %s\n", current->name.c_str(), e.is_crash ? "crashed:" : "threw:", text.c_str());
     fail(std::string(e.is_crash ? "crashed: " : "threw: ") + text);
-    if (endsTheRun(current->name)) doctest::detail::g_cs->numAssertsFailedCurrentTest_atomic++;
+    if (endsTheRun()) doctest::detail::g_cs->numAssertsFailedCurrentTest_atomic++;
   }
   // doctest's --abort-after counts failed assertions only: after a case that threw, it runs every
-  // further case of the exercise (each with its children, gates and checkpoints), although the
-  // exercise has failed already and its verdict is this first failure. Under --abort-after the
-  // throw counts as a failed assertion, and ends the run as a failed CHECK does, where it settles
-  // what the run is for: in a proof of a wrong variant (WORKBOOK_VARIANT_BREAKS, "R3 R5", the
-  // requirements the variant says it breaks) a case that names one of them, which makes the variant
-  // caught whatever the further cases do; a throw in a case of other requirements runs on, as before,
-  // to the case of the variant's own. Without --abort-after (a learner's run) every case runs.
-  static bool endsTheRun(const std::string& caseName) {
-    if (!doctest::detail::g_cs || doctest::detail::g_cs->abort_after <= 0) return false;
-    const char* breaks = std::getenv("WORKBOOK_VARIANT_BREAKS");
-    if (!breaks) return true;
-    const std::vector<int> own = wbx::detail::requirementTags(std::string(breaks) + ": ");
-    for (int n : wbx::detail::requirementTags(caseName))
-      if (std::find(own.begin(), own.end(), n) != own.end()) return true;
-    return false;
-  }
+  // further case, each with its children, gates and checkpoints, although the exercise has failed
+  // already and its verdict is this first failure. Under --abort-after (the proofs run each wrong
+  // variant so, on the cases of its own requirements) the throw counts as a failed assertion and
+  // ends the run as a failed CHECK does. Without it (a learner's run) every case runs.
+  static bool endsTheRun() { return doctest::detail::g_cs && doctest::detail::g_cs->abort_after > 0; }
   void subcase_start(const doctest::SubcaseSignature&) override {}
   void subcase_end() override {}
   void log_assert(const doctest::AssertData& a) override {
