@@ -77,11 +77,12 @@ void resumeGpu(int pid) {
 // between the code and cuCheckpointProcessRestore, so it sees the pairs given. On one GPU it
 // restores onto {0}: one pair, device 0's UUID to itself, zeros elsewhere, the child RUNNING and
 // its memory intact. Targets of the wrong size, past the last device, negative, or naming a device
-// twice must throw std::invalid_argument with no restore, the child still CHECKPOINTED. It makes
-// the restore fail (thrown, no unlock), and the unlock after a restore (thrown). With two GPUs, a
-// child holding memory on both is restored onto {1, 0}: the pairs must swap the two UUIDs, and its
-// memory on both comes back intact; with one GPU that case reports itself skipped. Built with a
-// toolkit older than 13.0 the check reports itself skipped.
+// twice (with two GPUs; on one that part reports itself skipped) must throw std::invalid_argument
+// with no restore, the child still CHECKPOINTED. It makes the restore fail (thrown, no unlock), and
+// the unlock after a restore (thrown). With two GPUs, a child holding memory on both is restored
+// onto {1, 0}: the pairs must swap the two UUIDs, and its memory on both comes back intact; with
+// one GPU that case reports itself skipped. Built with a toolkit older than 13.0 the check reports
+// itself skipped.
 //
 // Learn it in: lesson 26, step 6 ("Restoring onto the other GPU")
 void restoreOnto(int pid, const std::vector<int>& target) {

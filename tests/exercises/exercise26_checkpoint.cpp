@@ -391,6 +391,10 @@ EXERCISE("gpu-map", "Bring a suspended job back on other GPUs",
       CHECK_MESSAGE(seen().empty(), callsSeen());
       CHECK(l26::stateOf(child.pid) == CU_PROCESS_STATE_CHECKPOINTED);
     }
+    // With one device every target of the right size and range is {0}: a device named twice is the
+    // part of R1 this machine cannot try, and is said so rather than passed.
+    if (devices < 2)
+      throw wbx::Skipped("a target that names a device twice needs two devices, this machine has one");
   }
 
   TEST_CASE("R4: a restore that fails: thrown, no unlock, still CHECKPOINTED") {
