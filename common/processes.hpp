@@ -185,6 +185,15 @@ inline const char* computeModeName(int mode) {
   return "an unknown mode";
 }
 
+// A device that takes one process only stops the program before it begins, naming the mode.
+inline Sharing expectSeveralProcesses(CUdevice dev0) {
+  const Sharing s = sharingOf(dev0);
+  expect(s.severalProcesses(), "a device on which several processes may each have a context",
+         std::string("device 0's compute mode is ") + computeModeName(s.mode) +
+             (s.mps ? ", under MPS" : ", and MPS is not enabled"));
+  return s;
+}
+
 // ---- Patterns in device memory --------------------------------------------------------------------
 
 inline uint32_t patternAt(uint32_t seed, size_t i) { return seed ^ static_cast<uint32_t>(i * 2654435761u); }

@@ -557,11 +557,7 @@ int main(int argc, char** argv) {
       CU_CHECK(cuInit(0));
       CUdevice dev0 = 0;
       CU_CHECK(cuDeviceGet(&dev0, 0));
-      // A device that takes one process only stops the lesson before it begins, naming the mode.
-      const wb::Sharing sharing = wb::sharingOf(dev0);
-      wb::expect(sharing.severalProcesses(), "a device on which several processes may each have a context",
-                 std::string("device 0's compute mode is ") + wb::computeModeName(sharing.mode) +
-                     (sharing.mps ? ", under MPS" : ", and MPS is not enabled"));
+      const wb::Sharing sharing = wb::expectSeveralProcesses(dev0);  // or stops, naming the mode
       const std::string noFd = wb::fdSharingMissing(dev0);
       Primary primary;
       CU_CHECK(cuLibraryLoadFromFile(&library, streams.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
