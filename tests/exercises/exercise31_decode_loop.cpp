@@ -59,6 +59,12 @@ struct Lab {
     CU_CHECK(cuMemsetD32(pos.get(), 0, 1));
     CU_CHECK(cuCtxSynchronize());  // landed before the check's non-blocking streams read them
   }
+  // buildDeviceStep's kernels (the _dev ones, which read the position from pos) on these buffers.
+  ex31::DeviceChain deviceChain() const {
+    return {wbt::functionOf(lib, "decode_first_dev"), wbt::functionOf(lib, "decode_op_dev"),
+            wbt::functionOf(lib, "decode_open_dev"), wbt::functionOf(lib, "decode_store_dev"),
+            a.get(), b.get(), cache.get(), pos.get(), kN, c.ops, c.rowsPerBlock};
+  }
   std::vector<float> rows() const {
     std::vector<float> v(size_t{kRows} * kN);
     CU_CHECK(cuMemcpyDtoH(v.data(), cache.get(), v.size() * sizeof(float)));
@@ -385,9 +391,7 @@ EXERCISE("device-step", "A graph that nothing updates",
     throw wbx::Skipped("built with CUDA " + std::to_string(CUDA_VERSION) + ": conditional nodes need 12.4");
 #else
     Lab lab;
-    ex31::DeviceChain d{wbt::functionOf(lab.lib, "decode_first_dev"), wbt::functionOf(lab.lib, "decode_op_dev"),
-                        wbt::functionOf(lab.lib, "decode_open_dev"), wbt::functionOf(lab.lib, "decode_store_dev"),
-                        lab.a.get(), lab.b.get(), lab.cache.get(), lab.pos.get(), kN, lab.c.ops, lab.c.rowsPerBlock};
+    const ex31::DeviceChain d = lab.deviceChain();
     Graph g;
     g.g = ex31::buildDeviceStep(d, lab.primary.get());
     const size_t kernels = ofType(g.g, CU_GRAPH_NODE_TYPE_KERNEL).size();
@@ -423,9 +427,7 @@ EXERCISE("device-step", "A graph that nothing updates",
     s.sync();
     const std::vector<float> eager = lab.rows();
     lab.reset();
-    ex31::DeviceChain d{wbt::functionOf(lab.lib, "decode_first_dev"), wbt::functionOf(lab.lib, "decode_op_dev"),
-                        wbt::functionOf(lab.lib, "decode_open_dev"), wbt::functionOf(lab.lib, "decode_store_dev"),
-                        lab.a.get(), lab.b.get(), lab.cache.get(), lab.pos.get(), kN, lab.c.ops, lab.c.rowsPerBlock};
+    const ex31::DeviceChain d = lab.deviceChain();
     Graph g;
     g.g = ex31::buildDeviceStep(d, lab.primary.get());
     Exec exec(g.g);
@@ -447,9 +449,7 @@ EXERCISE("device-step", "A graph that nothing updates",
     throw wbx::Skipped("built with CUDA " + std::to_string(CUDA_VERSION) + ": conditional nodes need 12.4");
 #else
     Lab lab;
-    ex31::DeviceChain d{wbt::functionOf(lab.lib, "decode_first_dev"), wbt::functionOf(lab.lib, "decode_op_dev"),
-                        wbt::functionOf(lab.lib, "decode_open_dev"), wbt::functionOf(lab.lib, "decode_store_dev"),
-                        lab.a.get(), lab.b.get(), lab.cache.get(), lab.pos.get(), kN, lab.c.ops, lab.c.rowsPerBlock};
+    const ex31::DeviceChain d = lab.deviceChain();
     const std::pair<long, long> before = graphsHeld();
     wbx::FailCall fail("cuGraphConditionalHandleCreate", CUDA_ERROR_INVALID_VALUE);
     CUgraph made = nullptr;
