@@ -38,4 +38,22 @@ int FigureTable::save(const std::string& path, int measuringStep) const {
   return kExitOk;
 }
 
+bool parseFigureArgs(int argc, char** argv, FigurePaths& paths, const char* csvExample, const char* pytorchExample) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string option = argv[i];
+    if (option == "--csv" && i + 1 < argc) {
+      paths.csv = argv[++i];
+    } else if (option == "--pytorch" && pytorchExample != nullptr && i + 1 < argc) {
+      paths.pytorch = argv[++i];
+    } else {
+      if (pytorchExample == nullptr)
+        std::fprintf(stderr, "usage: %s [--csv %s]\n", argv[0], csvExample);
+      else
+        std::fprintf(stderr, "usage: %s [--csv %s] [--pytorch %s]\n", argv[0], csvExample, pytorchExample);
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace wb

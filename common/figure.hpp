@@ -29,4 +29,16 @@ class FigureTable {
   std::vector<std::string> rows_;
 };
 
+// The paths a lesson's command line may name: the figure's CSV to write and, in the projects
+// (lessons 30-32), PyTorch's measurements to compare against.
+struct FigurePaths {
+  std::string csv, pytorch;
+};
+
+// Reads argv[1..argc): --csv PATH, and --pytorch PATH where pytorchExample is given. On anything
+// else prints the usage line, with the example file names, to stderr and returns false: the
+// lesson then ends with kExitUsage.
+bool parseFigureArgs(int argc, char** argv, FigurePaths& paths, const char* csvExample,
+                     const char* pytorchExample = nullptr);
+
 }  // namespace wb
