@@ -332,15 +332,8 @@ wb::FigureTable tableOf(const std::vector<Sample>& samples, const std::optional<
 }
 
 int main(int argc, char** argv) {
-  std::string csvPath;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
-      csvPath = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--csv bandwidth.csv]\n", argv[0]);
-      return wb::kExitUsage;
-    }
-  }
+  wb::FigurePaths paths;
+  if (!wb::parseFigureArgs(argc, argv, paths, "bandwidth.csv")) return wb::kExitUsage;
   try {
     wb::checkEnvironment({});  // no variable changes what this lesson shows (device choice and the driver's log are noted)
     CU_CHECK(cuInit(0));
@@ -370,7 +363,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
 
-    return tableOf(samples, link).save(csvPath, 7);
+    return tableOf(samples, link).save(paths.csv, 7);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

@@ -25,7 +25,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -635,15 +634,8 @@ wb::FigureTable tableOf(const std::vector<Cost>& costs) {
 }
 
 int main(int argc, char** argv) {
-  std::string csvPath;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
-      csvPath = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--csv lesson13-figure.csv]\n", argv[0]);
-      return wb::kExitUsage;
-    }
-  }
+  wb::FigurePaths paths;
+  if (!wb::parseFigureArgs(argc, argv, paths, "lesson13-figure.csv")) return wb::kExitUsage;
   try {
     wb::checkEnvironment({
         {"CUDA_LAUNCH_BLOCKING", wb::Under::Stops,
@@ -718,7 +710,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
 
-    return tableOf(costs).save(csvPath, 9);
+    return tableOf(costs).save(paths.csv, 9);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

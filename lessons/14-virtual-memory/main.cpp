@@ -29,7 +29,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -593,17 +592,10 @@ int childMain(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  std::string csvPath;
+  wb::FigurePaths paths;
   try {
     if (!args.empty() && args[0] == "--child") return childMain({args.begin() + 1, args.end()});
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i] == "--csv" && i + 1 < args.size()) {
-        csvPath = args[++i];
-      } else {
-        std::fprintf(stderr, "usage: %s [--csv lesson14-figure.csv]\n", argv[0]);
-        return wb::kExitUsage;
-      }
-    }
+    if (!wb::parseFigureArgs(argc, argv, paths, "lesson14-figure.csv")) return wb::kExitUsage;
     wb::checkEnvironment({});  // no variable changes what this lesson shows (device choice is noted)
     // The image is checked before the driver starts: a damaged one stops the program in a moment.
     const std::string image = wb::verifiedImagePath("vector_ops.fatbin");
@@ -647,7 +639,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuLibraryUnload(library));
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-    return tableOf(costs).save(csvPath, 5);
+    return tableOf(costs).save(paths.csv, 5);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <cstring>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -629,12 +628,8 @@ void loopOnTheGpu(const Kernels& k, CUcontext ctx) {
 #endif
 
 int main(int argc, char** argv) {
-  std::string csvPath;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") != 0 || i + 1 == argc)
-      return std::fprintf(stderr, "usage: %s [--csv lesson15-figure.csv]\n", argv[0]), wb::kExitUsage;
-    csvPath = argv[++i];
-  }
+  wb::FigurePaths paths;
+  if (!wb::parseFigureArgs(argc, argv, paths, "lesson15-figure.csv")) return wb::kExitUsage;
   try {
     wb::checkEnvironment({
         {"CUDA_LAUNCH_BLOCKING", wb::Under::Stops,
@@ -692,7 +687,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuLibraryUnload(streams));
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-    return figure.save(csvPath, 5);
+    return figure.save(paths.csv, 5);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

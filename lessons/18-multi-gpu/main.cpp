@@ -624,17 +624,13 @@ wb::FigureTable tableOf(const std::vector<Rate>& rates, const Limits& lim, const
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  std::string csvPath;
+  wb::FigurePaths paths;
   try {
     if (!args.empty() && args[0] == "--child") {
       if (args.size() == 2 && args[1] == "no-access") return childNoAccess();
       return std::fprintf(stderr, "usage: lesson18-multi-gpu --child no-access\n"), wb::kExitUsage;
     }
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i] != "--csv" || i + 1 == args.size())
-        return std::fprintf(stderr, "usage: %s [--csv lesson18-figure.csv]\n", argv[0]), wb::kExitUsage;
-      csvPath = args[++i];
-    }
+    if (!wb::parseFigureArgs(argc, argv, paths, "lesson18-figure.csv")) return wb::kExitUsage;
     wb::checkEnvironment(kEnvironment);
     // The image is checked before the driver starts: a damaged one stops the program in a moment.
     const std::string image = wb::verifiedImagePath("vector_ops.fatbin");
@@ -702,7 +698,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuCtxSetCurrent(nullptr));
     if (p.two()) CU_CHECK(cuDevicePrimaryCtxRelease(p.dev1));
     CU_CHECK(cuDevicePrimaryCtxRelease(p.dev0));
-    return tableOf(rates, limits, links).save(csvPath, 6);
+    return tableOf(rates, limits, links).save(paths.csv, 6);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

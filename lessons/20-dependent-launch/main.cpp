@@ -26,7 +26,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -579,15 +578,8 @@ wb::FigureTable tableOf(const std::vector<ChainCost>& costs, double ownWorkUs) {
 }
 
 int main(int argc, char** argv) {
-  std::string csvPath;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
-      csvPath = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--csv lesson20-figure.csv]\n", argv[0]);
-      return wb::kExitUsage;
-    }
-  }
+  wb::FigurePaths paths;
+  if (!wb::parseFigureArgs(argc, argv, paths, "lesson20-figure.csv")) return wb::kExitUsage;
   try {
     wb::checkEnvironment({
         {"CUDA_LAUNCH_BLOCKING", wb::Under::Stops,
@@ -675,7 +667,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuLibraryUnload(streams));
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-    return tableOf(costs, ownWorkUs).save(csvPath, 5);
+    return tableOf(costs, ownWorkUs).save(paths.csv, 5);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

@@ -646,14 +646,8 @@ wb::FigureTable tableOf(const std::vector<Rates>& rates, double peak) {
 }
 
 int main(int argc, char** argv) {
-  std::string csvPath;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") != 0 || i + 1 == argc) {
-      std::fprintf(stderr, "usage: %s [--csv lesson21-figure.csv]\n", argv[0]);
-      return wb::kExitUsage;
-    }
-    csvPath = argv[++i];
-  }
+  wb::FigurePaths paths;
+  if (!wb::parseFigureArgs(argc, argv, paths, "lesson21-figure.csv")) return wb::kExitUsage;
   try {
     wb::checkEnvironment({});  // no variable changes what this lesson shows (device choice and the driver's log are noted)
     // The image is checked before the driver is opened: a damaged one stops the program in a moment.
@@ -715,7 +709,7 @@ int main(int argc, char** argv) {
     check(drv.cuLibraryUnload(k.library), "cuLibraryUnload");
     check(drv.cuCtxSetCurrent(nullptr), "cuCtxSetCurrent");
     check(drv.cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease");
-    return tableOf(rates, peak).save(csvPath, 9);
+    return tableOf(rates, peak).save(paths.csv, 9);
   } catch (const Unusable& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "error: %s\n", e.what());

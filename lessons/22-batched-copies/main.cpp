@@ -628,15 +628,8 @@ wb::FigureTable lesson(CUdevice dev, int driver, const Kernels& k) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string csvPath;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
-      csvPath = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--csv lesson22-figure.csv]\n", argv[0]);
-      return wb::kExitUsage;
-    }
-  }
+  wb::FigurePaths paths;
+  if (!wb::parseFigureArgs(argc, argv, paths, "lesson22-figure.csv")) return wb::kExitUsage;
   try {
     wb::checkEnvironment({
         {"CUDA_LAUNCH_BLOCKING", wb::Under::Stops,
@@ -681,7 +674,7 @@ int main(int argc, char** argv) {
     }
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-    return table.save(csvPath, 7);
+    return table.save(paths.csv, 7);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

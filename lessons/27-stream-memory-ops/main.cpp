@@ -29,7 +29,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -463,15 +462,8 @@ wb::FigureTable tableOf(const std::vector<std::vector<double>>& us) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string csvPath;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
-      csvPath = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--csv lesson27-figure.csv]\n", argv[0]);
-      return wb::kExitUsage;
-    }
-  }
+  wb::FigurePaths paths;
+  if (!wb::parseFigureArgs(argc, argv, paths, "lesson27-figure.csv")) return wb::kExitUsage;
   try {
     wb::checkEnvironment({
         {"CUDA_LAUNCH_BLOCKING", wb::Under::Stops,
@@ -524,7 +516,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuLibraryUnload(streams));
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-    return tableOf(us).save(csvPath, 7);
+    return tableOf(us).save(paths.csv, 7);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

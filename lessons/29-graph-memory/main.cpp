@@ -579,15 +579,8 @@ int main(int argc, char** argv) {
       return wb::reportFatal(std::current_exception());
     }
   }
-  std::string csvPath;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
-      csvPath = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--csv lesson29-figure.csv]\n", argv[0]);
-      return wb::kExitUsage;
-    }
-  }
+  wb::FigurePaths paths;
+  if (!wb::parseFigureArgs(argc, argv, paths, "lesson29-figure.csv")) return wb::kExitUsage;
   try {
     wb::checkEnvironment({
         {"CUDA_MODULE_LOADING", wb::Under::Controls,
@@ -653,7 +646,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuLibraryUnload(vec));
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-    return figureOf(ways, total).save(csvPath, 6);
+    return figureOf(ways, total).save(paths.csv, 6);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

@@ -27,7 +27,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -591,17 +590,9 @@ wb::FigureTable compare(const l30::Trace& t, CUdevice dev, Mine& m, const std::s
 }
 
 int main(int argc, char** argv) {
-  std::string csvPath, pytorchPath;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
-      csvPath = argv[++i];
-    } else if (std::strcmp(argv[i], "--pytorch") == 0 && i + 1 < argc) {
-      pytorchPath = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--csv lesson30-figure.csv] [--pytorch lesson30-pytorch.csv]\n", argv[0]);
-      return wb::kExitUsage;
-    }
-  }
+  wb::FigurePaths paths;
+  if (!wb::parseFigureArgs(argc, argv, paths, "lesson30-figure.csv", "lesson30-pytorch.csv"))
+    return wb::kExitUsage;
   try {
     wb::checkEnvironment({
         {"CUDA_LAUNCH_BLOCKING", wb::Under::Stops, "step 3's gate kernel would make its own launch wait for the gate"},
@@ -656,12 +647,12 @@ int main(int argc, char** argv) {
       if (wb::underSanitizer())
         std::printf("left out under compute-sanitizer, which slows every call it times\n");
       else
-        figure = compare(t, dev, m, pytorchPath);
+        figure = compare(t, dev, m, paths.pytorch);
     }
     CU_CHECK(cuLibraryUnload(streams));
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-    return figure.save(csvPath, 7);
+    return figure.save(paths.csv, 7);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }

@@ -22,7 +22,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -439,17 +438,9 @@ const char* tookName(Took t) {
 }
 
 int main(int argc, char** argv) {
-  std::string csvPath, pytorchPath;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
-      csvPath = argv[++i];
-    } else if (std::strcmp(argv[i], "--pytorch") == 0 && i + 1 < argc) {
-      pytorchPath = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--csv lesson31-figure.csv] [--pytorch lesson31-pytorch.csv]\n", argv[0]);
-      return wb::kExitUsage;
-    }
-  }
+  wb::FigurePaths paths;
+  if (!wb::parseFigureArgs(argc, argv, paths, "lesson31-figure.csv", "lesson31-pytorch.csv"))
+    return wb::kExitUsage;
   try {
     wb::checkEnvironment({
         {"CUDA_LAUNCH_BLOCKING", wb::Under::Stops,
@@ -550,7 +541,7 @@ int main(int argc, char** argv) {
       }
 
       wb::step(6, "Microseconds per step, against the kernels' own time and PyTorch");
-      const std::vector<std::string> torch = readPyTorch(pytorchPath);
+      const std::vector<std::string> torch = readPyTorch(paths.pytorch);
       wb::FigureTable table("kernels per step,way,microseconds per step");
       if (sanitizer) {
         std::printf("left out under compute-sanitizer: times mean nothing there\n");
@@ -600,7 +591,7 @@ int main(int argc, char** argv) {
           std::printf("target, at most PyTorch's graph replay: not measured in this run\n");
         //! [target]
       }
-      status = table.save(csvPath, 6);
+      status = table.save(paths.csv, 6);
     }
     CU_CHECK(cuStreamDestroy(s));
     CU_CHECK(cuLibraryUnload(streams));

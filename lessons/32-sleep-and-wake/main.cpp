@@ -25,7 +25,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
@@ -448,17 +447,9 @@ wb::FigureTable figureOf(const std::vector<Point>& points, const std::optional<w
 }
 
 int main(int argc, char** argv) {
-  std::string csvPath, pytorchPath;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
-      csvPath = argv[++i];
-    } else if (std::strcmp(argv[i], "--pytorch") == 0 && i + 1 < argc) {
-      pytorchPath = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--csv lesson32-figure.csv] [--pytorch lesson32-pytorch.csv]\n", argv[0]);
-      return wb::kExitUsage;
-    }
-  }
+  wb::FigurePaths paths;
+  if (!wb::parseFigureArgs(argc, argv, paths, "lesson32-figure.csv", "lesson32-pytorch.csv"))
+    return wb::kExitUsage;
   try {
     wb::checkEnvironment({
         {"CUDA_LAUNCH_BLOCKING", wb::Under::Stops, "step 2's gate kernel would make its own launch wait for the gate"},
@@ -531,8 +522,8 @@ int main(int argc, char** argv) {
       }
       if (link) std::printf("the host link: %.1f GB/s per direction\n", link->bytesPerSecond() / 1e9);
     }
-    const std::vector<std::string> pytorch = pytorchPath.empty() ? std::vector<std::string>{}
-                                                                 : pytorchRows(pytorchPath);
+    const std::vector<std::string> pytorch = paths.pytorch.empty() ? std::vector<std::string>{}
+                                                                   : pytorchRows(paths.pytorch);
     if (pytorch.empty())
       std::printf("PyTorch not measured in this run (pytorch_side.py writes its table where torch and a GPU are)\n");
     else
@@ -542,7 +533,7 @@ int main(int argc, char** argv) {
     CU_CHECK(cuLibraryUnload(vec));
     CU_CHECK(cuCtxSetCurrent(nullptr));
     CU_CHECK(cuDevicePrimaryCtxRelease(dev));
-    return figureOf(points, link, pytorch).save(csvPath, 6);
+    return figureOf(points, link, pytorch).save(paths.csv, 6);
   } catch (...) {
     return wb::reportFatal(std::current_exception());
   }
