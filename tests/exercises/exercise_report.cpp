@@ -357,11 +357,11 @@ int wrong(const fs::path& dir, const std::string& nn, const fs::path& folder, co
     std::error_code made;
     fs::create_directories(results, made);
     const auto start = std::chrono::steady_clock::now();
-    // The verdict is whether a case of the variant's own requirements fails, so only those cases
-    // run (ownCases): the others could only pass, or fail and make it MISSED, which their own
-    // requirement's variants are there to show. The first failed assertion is the verdict: the rest
-    // of the check (gates a wrong variant runs to their deadline, further cases) would only cost
-    // time. So is a case that threw (check_main.cpp counts it as failed under --abort-after).
+    // The verdict is whether a case of the variant's own requirements fails: a case of another
+    // requirement cannot make it caught, so only those cases run (ownCases). The first failed
+    // assertion settles it: the rest (gates a wrong variant runs to their deadline, further cases)
+    // would only cost time. So does a case that threw (check_main.cpp counts it as a failed
+    // assertion under --abort-after).
     run.end = wb::runProcess({run.binary, "--test-suite=" + run.variant->exercise,
                               "--test-case=" + ownCases(run.variant->requirements), "--abort-after=1"},
                              {"WORKBOOK_EXERCISE_RESULTS=" + results.string()}, 120);
