@@ -54,21 +54,15 @@ struct Child : l17::Child {
   explicit Child(const char* testCase) : l17::Child(testCase, {"WORKBOOK_CHILD=1"}, kChildSeconds) {}
 };
 
-// Why this device cannot hold a context of this process and one of another at once, or "": its
-// compute mode allows one process (EXCLUSIVE_PROCESS) or none (PROHIBITED). Under MPS the clients
-// share even an EXCLUSIVE_PROCESS device: "Exclusive-mode restrictions are applied to the MPS
-// server, not MPS clients" (NVIDIA's MPS documentation).
+// Why this device cannot hold a context of this process and one of another at once, or "": the rule
+// the program stops on (wb::Sharing, common/processes.hpp: DEFAULT, or EXCLUSIVE_PROCESS under MPS,
+// whose "exclusive-mode restrictions are applied to the MPS server, not MPS clients").
 std::string oneProcessOnly() {
   wbt::initDriver();
-  const CUdevice dev = wbt::device(0);
-  const int mode = wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE);
-  if (mode == CU_COMPUTEMODE_DEFAULT) return "";
-  if (mode == CU_COMPUTEMODE_EXCLUSIVE_PROCESS && wbt::attribute(dev, CU_DEVICE_ATTRIBUTE_MPS_ENABLED) == 1) return "";
-  return std::string("device 0's compute mode is ") +
-         (mode == CU_COMPUTEMODE_EXCLUSIVE_PROCESS ? "CU_COMPUTEMODE_EXCLUSIVE_PROCESS, without MPS: one process at a time"
-          : mode == CU_COMPUTEMODE_PROHIBITED      ? "CU_COMPUTEMODE_PROHIBITED: no contexts"
-                                                   : "unknown (" + std::to_string(mode) + ")") +
-         "; the case needs a context in this process and one in another";
+  const wb::Sharing s = wb::sharingOf(wbt::device(0));
+  if (s.severalProcesses()) return "";
+  return std::string("device 0's compute mode is ") + wb::computeModeName(s.mode) +
+         (s.mps ? ", under MPS" : ", without MPS") + "; the case needs a context in this process and one in another";
 }
 
 // Why memory cannot be shared by POSIX file descriptor on device 0, or "" (the programs' reasons).
